@@ -1,0 +1,430 @@
+//! Engine throughput at the Young–Daly example of `scenarios/young-daly.toml`: work 2e5 s,
+//! checkpoint δ = 2 min, restart R = 10 min, job MTBF M = 3.1 h, exponential failures, failures
+//! can strike checkpoint writes and restarts, the final checkpoint is written, and the interval
+//! is Young's T = √(2δM).
+//!
+//! ```text
+//! cargo bench --bench engine                          # from the crate root
+//! CKPTSIM_BENCH_ROUNDS=3 cargo bench --bench engine   # quicker, noisier
+//! ```
+//!
+//! Measured variants, all on one thread of one process:
+//!
+//! - `Exp1 draws`: the baseline, a loop summing `rand_distr::Exp1` samples from a
+//!   `rand_pcg::Pcg64Mcg`;
+//! - `play_periodic @ T`: the fast path, one replication after another exactly as
+//!   [`runner::replicate`] plays them: a fresh failure stream per replication from
+//!   `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
+//! - `play + Periodic @ T`: the per-segment path on the same replications;
+//! - `play_periodic @ T/8`: the fast path with eight times as many checkpoints;
+//! - `runner::run_range`: the whole runner over the scenario's 15 points, in a 1-thread pool.
+//!
+//! The machine may be shared and noisy, so no absolute time is a result: the variants are
+//! interleaved in several rounds (the order rotating from round to round), each variant lasts
+//! about `CKPTSIM_BENCH_SECONDS` per round, and each rate is the median of the per-round rates.
+//! The results are ratios of those medians, printed with the spread of the per-round ratios and
+//! checked against their targets (a miss is printed, not a panic):
+//!
+//! 1. replications and failure events per second per core on the fast path (informative);
+//! 2. engine time per failure event (per-replication setup included) ÷ time per Exp1 draw, ≤ 3;
+//! 3. fast-path speed ÷ per-segment speed, ≥ 5; the two paths must also give identical records
+//!    on every replication measured (asserted before timing);
+//! 4. fast-path time per replication at T/8 ÷ at T, ≤ 1.5;
+//! 5. runner replications per second (informative).
+//!
+//! Every engine variant of a round plays the same block of replications (the same seeds); the
+//! block is sized so that the slowest one plays it once in about the target time, and the faster
+//! ones play it several times over. Environment: `CKPTSIM_BENCH_ROUNDS` (default 7) and
+//! `CKPTSIM_BENCH_SECONDS` (default 0.3). Command-line arguments (such as cargo's `--bench`)
+//! are ignored.
+
+use std::hint::black_box;
+use std::ops::Range;
+use std::path::Path;
+use std::time::Instant;
+
+use ckptsim::analytic::young_interval_s;
+use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, Record};
+use ckptsim::failure::{FailureLaw, Stream};
+use ckptsim::policy::{ChunkLayout, Periodic};
+use ckptsim::runner;
+use ckptsim::scenario::{self, Scenario};
+use rand::SeedableRng;
+use rand_distr::{Distribution, Exp1};
+use rand_pcg::Pcg64Mcg;
+
+/// The scenario the benchmark point comes from, relative to the crate root.
+const SCENARIO: &str = "scenarios/young-daly.toml";
+/// The scenario's master seed.
+const SEED: u64 = 42;
+/// Job MTBF of the benchmark point, 3.1 h (s).
+const MTBF_S: f64 = 3.1 * 3600.0;
+/// The round index used while calibrating (its replications are not those of any round).
+const CALIBRATION_ROUND: u64 = u64::MAX >> 33;
+
+fn main() {
+    let rounds: usize = env_or("CKPTSIM_BENCH_ROUNDS", 7);
+    let target_s: f64 = env_or("CKPTSIM_BENCH_SECONDS", 0.3);
+    assert!(rounds >= 1 && target_s > 0.0, "need CKPTSIM_BENCH_ROUNDS ≥ 1 and CKPTSIM_BENCH_SECONDS > 0");
+    let scenario = scenario::load(Path::new(SCENARIO), &[]).expect("run from the crate root (cargo bench does)");
+    // Everything runs on the single worker of a 1-thread pool, the runner included.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a 1-thread pool");
+    pool.install(|| bench(&scenario, rounds, target_s));
+}
+
+/// The benchmark point: the job, its law and the two intervals.
+struct BenchPoint {
+    job: Job,
+    law: FailureLaw,
+    young_s: f64,
+}
+
+impl BenchPoint {
+    fn new() -> Self {
+        let job = Job {
+            work_s: 2e5,
+            checkpoint_s: 120.0,
+            restart_s: 600.0,
+            downtime_s: 0.0,
+            final_checkpoint: FinalCheckpoint::Written,
+            checkpoint_exposure: Exposure::CanFail,
+            restart_exposure: Exposure::CanFail,
+        };
+        let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
+        BenchPoint { job, law: FailureLaw::Exponential { mtbf_s: MTBF_S }, young_s }
+    }
+
+    /// Asserts that `scenario` holds this point (so [`runner::replicate`] can check the loop).
+    fn find_in<'a>(&self, scenario: &'a Scenario) -> &'a scenario::Point {
+        let point = scenario.points.iter().find(|p| p.job == self.job && p.factor == 1.0);
+        let point = point.unwrap_or_else(|| panic!("{SCENARIO} has no point with factor 1 and job {:?}", self.job));
+        assert_eq!((&point.law, point.interval_s), (&self.law, self.young_s), "{SCENARIO} moved the benchmark point");
+        point
+    }
+}
+
+/// One replication, as the runner plays it: a fresh stream from (seed, rep), then `play`.
+#[inline]
+fn replicate(law: &FailureLaw, rep: u64, play: &impl Fn(&mut Stream) -> Result<Record, EngineError>) -> Record {
+    let mut stream = law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM));
+    play(&mut stream).expect("the benchmark point finishes")
+}
+
+/// The fast path at `interval_s`.
+fn fast(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
+    let layout = ChunkLayout::new(job.work_s, interval_s);
+    move |s| engine::play_periodic(job, &layout, s, Limits::default())
+}
+
+/// The per-segment path at `interval_s`.
+fn per_segment(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
+    let policy = Periodic::new(job.work_s, interval_s);
+    move |s| engine::play(job, &policy, s, Limits::default())
+}
+
+/// Work done by one call of a variant.
+#[derive(Debug, Clone, Copy, Default)]
+struct Work {
+    /// Units of the variant's rate (draws or replications).
+    units: u64,
+    /// Failures that struck the job (0 for the baseline).
+    failures: u64,
+}
+
+/// Plays replications `reps` `passes` times over; returns the work done.
+fn play_reps(
+    law: &FailureLaw,
+    reps: Range<u64>,
+    passes: u64,
+    play: &impl Fn(&mut Stream) -> Result<Record, EngineError>,
+) -> Work {
+    let mut failures = 0;
+    for _ in 0..passes {
+        for rep in reps.clone() {
+            failures += black_box(replicate(law, rep, play)).failures;
+        }
+    }
+    Work { units: passes * (reps.end - reps.start), failures }
+}
+
+/// Sums `draws` Exp1 samples from a generator seeded by `seed`.
+fn exp1_draws(seed: u64, draws: u64) -> Work {
+    let mut rng = Pcg64Mcg::seed_from_u64(black_box(seed));
+    let mut sum = 0.0_f64;
+    for _ in 0..draws {
+        let x: f64 = Exp1.sample(&mut rng);
+        sum += x;
+    }
+    black_box(sum);
+    Work { units: draws, failures: 0 }
+}
+
+/// A measured variant: `run(round, size)` does `size` steps of work for round `round`.
+struct Variant<'a> {
+    name: &'static str,
+    unit: &'static str,
+    run: Box<dyn Fn(u64, u64) -> Work + 'a>,
+    /// Steps per round, from [`Variant::calibrate`].
+    size: u64,
+    /// Per round: units per second and failures per second.
+    rates: Vec<(f64, f64)>,
+    total: Work,
+}
+
+impl<'a> Variant<'a> {
+    fn new(name: &'static str, unit: &'static str, run: impl Fn(u64, u64) -> Work + 'a) -> Self {
+        Variant { name, unit, run: Box::new(run), size: 1, rates: vec![], total: Work::default() }
+    }
+
+    fn timed(&self, round: u64, size: u64) -> (Work, f64) {
+        let start = Instant::now();
+        let work = (self.run)(round, size);
+        (work, start.elapsed().as_secs_f64())
+    }
+
+    /// Grows `size` until a call lasts about `target_s` (this is also the warm-up).
+    fn calibrate(&mut self, target_s: f64) {
+        let mut size = 1_u64;
+        loop {
+            let (_, secs) = self.timed(CALIBRATION_ROUND, size);
+            if secs >= 0.25 * target_s {
+                self.size = ((size as f64 * target_s / secs).round() as u64).max(1);
+                return;
+            }
+            let grow = if secs > 0.0 { (target_s / secs).min(16.0) } else { 16.0 };
+            size = ((size as f64 * grow).ceil() as u64).max(size + 1);
+        }
+    }
+
+    fn measure(&mut self, round: u64) {
+        let (work, secs) = self.timed(round, self.size);
+        self.rates.push((work.units as f64 / secs, work.failures as f64 / secs));
+        self.total.units += work.units;
+        self.total.failures += work.failures;
+    }
+
+    fn unit_rates(&self) -> Vec<f64> {
+        self.rates.iter().map(|r| r.0).collect()
+    }
+
+    fn failure_rates(&self) -> Vec<f64> {
+        self.rates.iter().map(|r| r.1).collect()
+    }
+
+    fn failures_per_unit(&self) -> f64 {
+        self.total.failures as f64 / self.total.units as f64
+    }
+}
+
+/// Seconds per replication of the slowest of `plays`, over at least 20 ms of each.
+fn slowest_secs_per_rep(plays: &[&dyn Fn(u64) -> Work]) -> f64 {
+    plays
+        .iter()
+        .map(|play| {
+            let mut reps = 64;
+            loop {
+                let start = Instant::now();
+                play(reps);
+                let secs = start.elapsed().as_secs_f64();
+                if secs >= 0.02 {
+                    return secs / reps as f64;
+                }
+                reps *= 4;
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
+    let point = BenchPoint::new();
+    let scenario_point = point.find_in(scenario);
+    let (job, law, young_s) = (&point.job, &point.law, point.young_s);
+    let (fast_young, slow_young, fast_eighth) =
+        (fast(job, young_s), per_segment(job, young_s), fast(job, young_s / 8.0));
+
+    // The block of replications every engine variant plays in a round.
+    let probe = CALIBRATION_ROUND << 32;
+    let secs_per_rep = slowest_secs_per_rep(&[
+        &|n| play_reps(law, probe..probe + n, 1, &fast_young),
+        &|n| play_reps(law, probe..probe + n, 1, &slow_young),
+        &|n| play_reps(law, probe..probe + n, 1, &fast_eighth),
+    ]);
+    let block = ((target_s / secs_per_rep).round() as u64).max(64);
+    let block_of = move |round: u64| round * block..(round + 1) * block;
+
+    // Sanity, untimed: both paths agree, and the loop is the runner's, on every measured rep.
+    for round in 0..rounds as u64 {
+        for rep in block_of(round) {
+            let record = replicate(law, rep, &fast_young);
+            assert_eq!(record, replicate(law, rep, &slow_young), "the two paths disagree on replication {rep}");
+            if round == 0 {
+                assert_eq!(Ok(record), runner::replicate(scenario_point, SEED, rep), "replication {rep}");
+            }
+        }
+    }
+
+    let mut variants = [
+        Variant::new("Exp1 draws (baseline)", "draws", exp1_draws),
+        Variant::new("play_periodic @ T", "reps", |round, passes| play_reps(law, block_of(round), passes, &fast_young)),
+        Variant::new("play + Periodic @ T", "reps", |round, passes| {
+            play_reps(law, block_of(round), passes, &slow_young)
+        }),
+        Variant::new("play_periodic @ T/8", "reps", |round, passes| {
+            play_reps(law, block_of(round), passes, &fast_eighth)
+        }),
+        Variant::new("runner::run_range, 15 points", "reps", |round, reps| {
+            let start = (round + 1) << 32;
+            let summaries = runner::run_range(scenario, SEED, start..start + reps, &|_| {}).expect("the runner runs");
+            Work { units: reps, failures: summaries.iter().map(|s| s.totals.failures).sum() }
+        }),
+    ];
+    for v in &mut variants {
+        v.calibrate(target_s);
+    }
+    for round in 0..rounds {
+        for i in 0..variants.len() {
+            variants[(i + round) % variants.len()].measure(round as u64);
+        }
+    }
+
+    let [exp1, fast_t, slow_t, fast_t8, run] = &variants;
+    let layout = ChunkLayout::new(job.work_s, young_s);
+    println!();
+    println!(
+        "ckptsim engine bench: {rounds} rounds × {} variants, ~{target_s} s each, 1 thread; medians of per-round rates",
+        variants.len()
+    );
+    println!(
+        "point: W = {} s, δ = {} s, R = {} s, M = {} s, T = Young = {:.1} s ({} chunks), T/8 = {:.1} s",
+        job.work_s,
+        job.checkpoint_s,
+        job.restart_s,
+        MTBF_S,
+        young_s,
+        layout.count,
+        young_s / 8.0
+    );
+    println!(
+        "engine block: {block} replications per round (same seeds for every engine variant; {} checked: \
+         play_periodic == play + Periodic == runner::replicate)",
+        block * rounds as u64
+    );
+    println!();
+    println!(
+        "{:<30} {:>14} {:>21} {:>9} {:>14}",
+        "variant", "median rate", "per-round min..max", "steps", "failures/unit"
+    );
+    for v in &variants {
+        let rates = v.unit_rates();
+        println!(
+            "{:<30} {:>14} {:>21} {:>9} {:>14}",
+            v.name,
+            format!("{} {}/s", si(median(&rates)), v.unit),
+            format!("{}..{}", si(min(&rates)), si(max(&rates))),
+            v.size,
+            if v.total.failures > 0 { format!("{:.3}", v.failures_per_unit()) } else { "-".into() },
+        );
+    }
+
+    println!();
+    println!("{:<58} {:>10} {:>15} {:>8} {:>7}", "measurement", "value", "rounds min..max", "target", "result");
+    let fast_rate = median(&fast_t.unit_rates());
+    info("1  replications / s / core, play_periodic @ T", &si(fast_rate));
+    info("   failures / replication @ T", &format!("{:.3}", fast_t.failures_per_unit()));
+    info("   failure events / s / core @ T", &si(median(&fast_t.failure_rates())));
+    // Time per failure event ÷ time per draw = draws per second ÷ failure events per second.
+    ratio(
+        "2  time per failure event @ T ÷ time per Exp1 draw",
+        (&exp1.unit_rates(), &fast_t.failure_rates()),
+        Target::AtMost(3.0),
+    );
+    ratio(
+        "3  speed play_periodic ÷ play + Periodic @ T",
+        (&fast_t.unit_rates(), &slow_t.unit_rates()),
+        Target::AtLeast(5.0),
+    );
+    ratio(
+        "4  time per replication, play_periodic T/8 ÷ T",
+        (&fast_t.unit_rates(), &fast_t8.unit_rates()),
+        Target::AtMost(1.5),
+    );
+    info("   failures / replication @ T/8", &format!("{:.3}", fast_t8.failures_per_unit()));
+    let run_rate = median(&run.unit_rates());
+    info("5  runner replications / s, 15 points, 1 thread", &si(run_rate));
+    info("   runner point-replications / s", &si(run_rate * scenario.points.len() as f64));
+    ratio(
+        "   time per point-replication, runner ÷ play_periodic @ T",
+        (&fast_t.unit_rates(), &run.unit_rates().iter().map(|r| r * scenario.points.len() as f64).collect::<Vec<_>>()),
+        Target::Info,
+    );
+    println!();
+    println!("rates are absolute only for this run on this machine; the ratios are the results");
+}
+
+/// A ratio's target.
+#[derive(Clone, Copy)]
+enum Target {
+    AtMost(f64),
+    AtLeast(f64),
+    Info,
+}
+
+fn info(what: &str, value: &str) {
+    println!("{what:<58} {value:>10} {:>15} {:>8} {:>7}", "", "-", "info");
+}
+
+/// Prints `median(num) / median(den)` with the spread of the per-round ratios, and its verdict.
+fn ratio(what: &str, (num, den): (&[f64], &[f64]), target: Target) {
+    let value = median(num) / median(den);
+    let per_round: Vec<f64> = num.iter().zip(den).map(|(n, d)| n / d).collect();
+    let (target_text, pass) = match target {
+        Target::AtMost(t) => (format!("≤ {t}×"), Some(value <= t)),
+        Target::AtLeast(t) => (format!("≥ {t}×"), Some(value >= t)),
+        Target::Info => ("-".to_string(), None),
+    };
+    let result = match pass {
+        Some(true) => "PASS",
+        Some(false) => "MISS",
+        None => "info",
+    };
+    let spread = format!("{:.2}..{:.2}", min(&per_round), max(&per_round));
+    println!("{what:<58} {:>10} {spread:>15} {target_text:>8} {result:>7}", format!("{value:.2}×"));
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+}
+
+fn min(xs: &[f64]) -> f64 {
+    xs.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn max(xs: &[f64]) -> f64 {
+    xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// `x` with an SI prefix and three significant digits: `4.21 M`.
+fn si(x: f64) -> String {
+    let (scale, prefix) =
+        [(1e9, " G"), (1e6, " M"), (1e3, " k")].into_iter().find(|&(s, _)| x >= s).unwrap_or((1.0, ""));
+    let v = x / scale;
+    let decimals = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$}{prefix}")
+}
+
+/// The environment variable `name` parsed, or `default` when it is unset.
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("{name}={text:?} is not a valid value")),
+        Err(_) => default,
+    }
+}

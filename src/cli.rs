@@ -1,0 +1,403 @@
+//! The command line (DESIGN.md, "CLI contract"): clap definitions and the subcommands. The
+//! terminal (progress bars, tables on stdout) belongs here, not to the library's core.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::analytic;
+use crate::engine::{Exposure, FinalCheckpoint, Job};
+use crate::error::Error;
+use crate::report;
+use crate::runner;
+use crate::scenario::{self, Stop, parse_duration_s};
+
+/// Monte Carlo failure/checkpoint simulator: what failures cost and how often to checkpoint.
+#[derive(Debug, Parser)]
+#[command(name = "ckptsim", version, about, long_about = None)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What the CLI prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// An aligned table for people.
+    Table,
+    /// The CSV of the output contract.
+    Csv,
+    /// The JSON of the output contract.
+    Json,
+}
+
+/// Whether a phase can be struck by failures, as a CLI value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExposureArg {
+    /// Failures strike the phase.
+    CanFail,
+    /// Failures during the phase are ignored.
+    CannotFail,
+}
+
+impl From<ExposureArg> for Exposure {
+    fn from(e: ExposureArg) -> Self {
+        match e {
+            ExposureArg::CanFail => Exposure::CanFail,
+            ExposureArg::CannotFail => Exposure::CannotFail,
+        }
+    }
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate scenarios: a table on stdout, CSV and JSON in --out.
+    Run(RunArgs),
+    /// Closed forms for exponential failures, instantly (MODELS.md §1).
+    Formulas(FormulasArgs),
+}
+
+/// Arguments of `ckptsim run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario files (TOML).
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+    /// Fixed number of replications per point (overrides the scenario's [run]).
+    #[arg(long, conflicts_with = "precision")]
+    pub reps: Option<u64>,
+    /// Run until every point's 95% CI half-width of the overhead is at most this.
+    #[arg(long)]
+    pub precision: Option<f64>,
+    /// Master seed (overrides the scenario's run.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). The result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Override a scenario key, for example --set job.checkpoint="300 s" (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Folder for the CSV and JSON files.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Arguments of `ckptsim formulas`.
+#[derive(Debug, clap::Args)]
+pub struct FormulasArgs {
+    /// Checkpoint write cost δ, with a unit ("120s", "5 min").
+    #[arg(long)]
+    pub checkpoint: String,
+    /// The job's MTBF M, with a unit ("3.1h"); or give --rate.
+    #[arg(long, required_unless_present = "rate", conflicts_with = "rate")]
+    pub mtbf: Option<String>,
+    /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h").
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// Restart cost R.
+    #[arg(long, default_value = "0 s")]
+    pub restart: String,
+    /// Downtime D before each restart attempt.
+    #[arg(long, default_value = "0 s")]
+    pub downtime: String,
+    /// Whether failures strike checkpoint writes.
+    #[arg(long, value_enum, default_value_t = ExposureArg::CanFail)]
+    pub checkpoint_failures: ExposureArg,
+    /// Whether failures strike restarts.
+    #[arg(long, value_enum, default_value_t = ExposureArg::CanFail)]
+    pub restart_failures: ExposureArg,
+    /// Also evaluate this interval.
+    #[arg(long)]
+    pub interval: Option<String>,
+    /// Finite work W: adds the expected wall time, its SD and the overhead of the job.
+    #[arg(long)]
+    pub work: Option<String>,
+    /// Table or JSON (CSV is the same as JSON's rows).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Runs the CLI on the process's arguments; returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => cmd_run(&args),
+        Command::Formulas(args) => cmd_formulas(&args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit_code(&e)
+        }
+    }
+}
+
+/// The exit code for an error: the library error's own code where there is one in the
+/// chain, else 1.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    e.chain().find_map(|c| c.downcast_ref::<Error>()).map_or(1, Error::exit_code)
+}
+
+fn usage(message: String) -> anyhow::Error {
+    Error::Usage(message).into()
+}
+
+fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
+    let stop = match (args.reps, args.precision) {
+        (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
+        (Some(n), _) => Some(Stop::Replications(n)),
+        (None, Some(h)) if !(h > 0.0 && h.is_finite()) => {
+            return Err(usage(format!("--precision {h}: accepted is a finite number > 0")));
+        }
+        (None, Some(h)) => Some(Stop::Precision(h)),
+        (None, None) => None,
+    };
+    if args.threads == Some(0) {
+        return Err(usage("--threads 0: accepted is an integer ≥ 1".into()));
+    }
+    // Validate every scenario before running any, so a typo in the last one costs nothing.
+    let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder.build().context("starting the worker threads")?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|source| Error::Io { path: args.out.clone(), source })
+        .context("creating the output folder")?;
+    let mut stdout = std::io::stdout().lock();
+    for sc in &scenarios {
+        let stop = stop.unwrap_or(sc.run.stop);
+        let seed = args.seed.unwrap_or(sc.run.seed);
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} replications, {per_sec}, ETA {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(sc.name.clone());
+        let points = sc.points.len() as u64;
+        let result = pool.install(|| {
+            runner::run(sc, stop, seed, &|target| bar.set_length(target * points), &|n| bar.inc(n * points))
+        });
+        bar.finish_and_clear();
+        let result = result.with_context(|| format!("running {}", sc.path.display()))?;
+        let (csv_path, json_path) = report::output_paths(&args.out, sc);
+        let csv = report::csv(sc, &result);
+        let json = report::json(sc, &result);
+        report::write_atomic(&csv_path, csv.as_bytes())?;
+        report::write_atomic(&json_path, json.as_bytes())?;
+        let shown = match args.format {
+            Format::Table => report::table(sc, &result),
+            Format::Csv => csv,
+            Format::Json => json,
+        };
+        stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
+        if args.format == Format::Table {
+            writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses a rate "8.329e-6/s" or "0.02 / h" into failures per second.
+pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
+    let Some((number, unit)) = text.split_once('/') else {
+        return Err(format!("\"{text}\": a rate needs a unit of time, for example \"8.329e-6/s\" or \"0.02/h\""));
+    };
+    let per_s = parse_duration_s(&format!("1 {}", unit.trim())).map_err(|e| format!("\"{text}\": {e}"))?;
+    let value: f64 = number.trim().parse().map_err(|_| format!("\"{text}\": `{}` is not a number", number.trim()))?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(format!("\"{text}\": accepted is a finite rate > 0"));
+    }
+    Ok(value / per_s)
+}
+
+fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Result<f64> {
+    let v = parse_duration_s(text).map_err(|e| usage(format!("--{flag}: {e}")))?;
+    let ok = if strictly_positive { v > 0.0 } else { v >= 0.0 };
+    if !ok {
+        let range = if strictly_positive { "> 0" } else { "≥ 0" };
+        return Err(usage(format!("--{flag} {text}: accepted is a duration {range}")));
+    }
+    Ok(v)
+}
+
+fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
+    let checkpoint_s = duration_arg("checkpoint", &args.checkpoint, false)?;
+    let mtbf_s = match (&args.mtbf, &args.rate) {
+        (Some(m), _) => duration_arg("mtbf", m, true)?,
+        (None, Some(r)) => 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?,
+        (None, None) => unreachable!("clap requires --mtbf or --rate"),
+    };
+    let job = Job {
+        work_s: match &args.work {
+            Some(w) => duration_arg("work", w, true)?,
+            None => f64::INFINITY,
+        },
+        checkpoint_s,
+        restart_s: duration_arg("restart", &args.restart, false)?,
+        downtime_s: duration_arg("downtime", &args.downtime, false)?,
+        final_checkpoint: FinalCheckpoint::Written,
+        checkpoint_exposure: args.checkpoint_failures.into(),
+        restart_exposure: args.restart_failures.into(),
+    };
+    let rows =
+        formula_rows(&job, mtbf_s, args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?);
+    let text = match args.format {
+        Format::Json => {
+            let mut t = serde_json::to_string_pretty(&serde_json::json!({
+                "checkpoint_s": job.checkpoint_s, "mtbf_s": mtbf_s, "restart_s": job.restart_s,
+                "downtime_s": job.downtime_s, "work_s": if job.work_s.is_finite() { Some(job.work_s) } else { None },
+                "intervals": rows.iter().map(FormulaRow::to_json).collect::<Vec<_>>(),
+            }))?;
+            t.push('\n');
+            t
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(vec![]);
+            w.write_record([
+                "name",
+                "interval_s",
+                "overhead",
+                "efficiency",
+                "wall_mean_s",
+                "wall_sd_s",
+                "job_overhead",
+            ])?;
+            for r in &rows {
+                let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+                w.write_record([
+                    r.name.clone(),
+                    r.interval_s.to_string(),
+                    r.overhead.to_string(),
+                    (1.0 / (1.0 + r.overhead)).to_string(),
+                    opt(r.wall.map(|m| m.mean_s)),
+                    opt(r.wall.map(|m| m.sd_s())),
+                    opt(r.job_overhead),
+                ])?;
+            }
+            String::from_utf8(w.into_inner()?)?
+        }
+        Format::Table => formula_table(&job, mtbf_s, &rows),
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// One interval of `ckptsim formulas` and what the closed forms say of it.
+#[derive(Debug, Clone)]
+pub struct FormulaRow {
+    /// The formula's name.
+    pub name: String,
+    /// The interval (s of compute between checkpoints).
+    pub interval_s: f64,
+    /// Infinite-work overhead H(T) (MODELS.md §1).
+    pub overhead: f64,
+    /// Mean and variance of the whole job's wall time, with finite work.
+    pub wall: Option<analytic::Moments>,
+    /// E[wall]/W − 1, with finite work.
+    pub job_overhead: Option<f64>,
+}
+
+impl FormulaRow {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name, "interval_s": self.interval_s, "overhead": self.overhead,
+            "efficiency": 1.0 / (1.0 + self.overhead),
+            "wall_mean_s": self.wall.map(|m| m.mean_s), "wall_sd_s": self.wall.map(|m| m.sd_s()),
+            "job_overhead": self.job_overhead,
+        })
+    }
+}
+
+/// The intervals of every formula (and `extra_interval_s`) for `job` under exponential
+/// failures of MTBF `mtbf_s`, each with its exact overhead.
+pub fn formula_rows(job: &Job, mtbf_s: f64, extra_interval_s: Option<f64>) -> Vec<FormulaRow> {
+    let d = job.checkpoint_s;
+    let mut named: Vec<(String, f64)> = vec![
+        ("young".into(), analytic::young_interval_s(d, mtbf_s)),
+        ("daly".into(), analytic::daly_low_order_interval_s(d, mtbf_s)),
+        ("daly-high-order".into(), analytic::daly_high_order_interval_s(d, mtbf_s)),
+    ];
+    match job.checkpoint_exposure {
+        Exposure::CanFail => named.push(("optimal".into(), analytic::optimal_interval_s(d, mtbf_s))),
+        Exposure::CannotFail => {
+            if let Some(t) = analytic::optimal_interval_unfailing_checkpoint_s(job, mtbf_s) {
+                named.push(("optimal".into(), t));
+            }
+        }
+    }
+    if let Some(t) = extra_interval_s {
+        named.push(("given".into(), t));
+    }
+    named
+        .into_iter()
+        .filter(|(_, t)| *t > 0.0)
+        .map(|(name, interval_s)| {
+            let finite = job.work_s.is_finite();
+            FormulaRow {
+                name,
+                interval_s,
+                overhead: analytic::infinite_work_overhead(job, interval_s, mtbf_s),
+                wall: finite.then(|| analytic::finite_work_moments(job, interval_s, mtbf_s)),
+                job_overhead: finite.then(|| analytic::finite_work_overhead(job, interval_s, mtbf_s)),
+            }
+        })
+        .collect()
+}
+
+fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
+    let h = report::human_duration;
+    let mut out = format!(
+        "exponential failures: M = {} ({mtbf_s} s), δ = {} ({} s), R = {}, D = {}; checkpoint {}, restart {}\n\n",
+        h(mtbf_s),
+        h(job.checkpoint_s),
+        job.checkpoint_s,
+        h(job.restart_s),
+        h(job.downtime_s),
+        if job.checkpoint_exposure == Exposure::CanFail { "can fail" } else { "cannot fail" },
+        if job.restart_exposure == Exposure::CanFail { "can fail" } else { "cannot fail" },
+    );
+    let finite = job.work_s.is_finite();
+    out.push_str(&format!(
+        "  {:<16} {:>14} {:>14} {:>12} {:>10}",
+        "formula", "interval", "interval_s", "overhead", "efficiency"
+    ));
+    if finite {
+        out.push_str(&format!(" {:>14} {:>12} {:>12}", "E[wall]", "sd(wall)", "job overhead"));
+    }
+    out.push('\n');
+    for r in rows {
+        out.push_str(&format!(
+            "  {:<16} {:>14} {:>14.6} {:>12.6} {:>10.6}",
+            r.name,
+            h(r.interval_s),
+            r.interval_s,
+            r.overhead,
+            1.0 / (1.0 + r.overhead)
+        ));
+        if let (Some(w), Some(o)) = (r.wall, r.job_overhead) {
+            out.push_str(&format!(" {:>14} {:>12} {:>12.6}", h(w.mean_s), h(w.sd_s()), o));
+        }
+        out.push('\n');
+    }
+    out.push_str("\n  overhead = E[wall]/work − 1 for infinite work (Daly 2006; Bougeret et al. 2011); efficiency = 1/(1 + overhead)\n");
+    out
+}

@@ -1,0 +1,349 @@
+//! How time advances: the job's state machine (compute, checkpoint write, failure, downtime,
+//! restart attempts) played against a failure stream in wall-clock time.
+//!
+//! The engine is pure: no I/O, no globals; randomness only arrives through the
+//! [`FailureStream`](crate::failure::FailureStream) it is handed.
+
+/// Whether a phase of the job (checkpoint write, restart) can be struck by a failure.
+///
+/// Where a phase cannot fail, a failure that arrives during it is ignored: it does not strike
+/// the job later (DESIGN.md, "Semantics the engine must make explicit").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Exposure {
+    /// A failure during the phase strikes the job.
+    CanFail,
+    /// Failures during the phase are ignored.
+    CannotFail,
+}
+
+/// Whether a checkpoint is written after the last compute chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FinalCheckpoint {
+    /// The last chunk ends with a checkpoint write, like every other chunk.
+    Written,
+    /// The job ends as soon as its last compute chunk completes.
+    Skipped,
+}
+
+/// The job being simulated: its work and its fixed costs, every duration in seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// Failure-free compute needed to finish, W (s). Finite and > 0.
+    pub work_s: f64,
+    /// Blocking checkpoint write cost, δ (s). ≥ 0.
+    pub checkpoint_s: f64,
+    /// Restart (state read) cost, R (s). ≥ 0.
+    pub restart_s: f64,
+    /// Downtime before each restart attempt, D (s); failures are ignored during it. ≥ 0.
+    pub downtime_s: f64,
+    /// Whether the last chunk ends with a checkpoint.
+    pub final_checkpoint: FinalCheckpoint,
+    /// Whether failures can strike checkpoint writes.
+    pub checkpoint_exposure: Exposure,
+    /// Whether failures can strike restarts (a struck restart starts over, after downtime).
+    pub restart_exposure: Exposure,
+}
+
+use crate::failure::FailureStream;
+use crate::policy::{ChunkLayout, Policy, Progress};
+
+/// What happened in one replication: the wall time and the events behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Record {
+    /// Wall-clock time to finish the work (s).
+    pub wall_s: f64,
+    /// Failures that struck the job (during compute, a checkpoint write or a restart).
+    pub failures: u64,
+    /// Failures that struck a checkpoint write (the write and the chunk before it are lost).
+    pub failures_during_checkpoint: u64,
+    /// Restart attempts struck by a failure (each one starts over, after downtime).
+    pub failed_restarts: u64,
+    /// Machine failures that arrived while the job could not fail, and were ignored.
+    pub ignored_failures: u64,
+    /// Checkpoints written to completion.
+    pub checkpoints: u64,
+    /// Restarts completed.
+    pub restarts: u64,
+}
+
+/// The engine gave up on a replication.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// More failures struck than the limit allows: the job would (practically) never finish.
+    #[error(
+        "the job was struck by more than {limit} failures in one replication (wall time so far \
+         {wall_s:.6e} s): it practically never finishes; shorten the interval, the costs or the work"
+    )]
+    TooManyFailures {
+        /// The limit that was hit.
+        limit: u64,
+        /// Wall-clock time reached when the engine stopped (s).
+        wall_s: f64,
+    },
+}
+
+/// Limits that keep a hopeless replication from running forever.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// The most failures that may strike the job in one replication.
+    pub max_failures: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_failures: 100_000_000 }
+    }
+}
+
+/// The job's view of the stream: the pending failure and the counters it feeds.
+struct Clock<'a, S: FailureStream> {
+    stream: &'a mut S,
+    /// Time of the next failure not yet consumed (s).
+    next_s: f64,
+    rec: Record,
+    limits: Limits,
+}
+
+impl<'a, S: FailureStream> Clock<'a, S> {
+    fn new(stream: &'a mut S, limits: Limits) -> Self {
+        let next_s = stream.next_failure().time_s;
+        Clock { stream, next_s, rec: Record::default(), limits }
+    }
+
+    /// Consumes the pending failure.
+    #[inline]
+    fn advance(&mut self) {
+        self.next_s = self.stream.next_failure().time_s;
+    }
+
+    /// Passes over every failure before `until_s`: the job cannot fail until then.
+    #[inline]
+    fn ignore_until(&mut self, until_s: f64) {
+        while self.next_s < until_s {
+            self.rec.ignored_failures += 1;
+            self.advance();
+        }
+    }
+
+    /// The pending failure strikes the job now; returns its time.
+    #[inline]
+    fn strike(&mut self) -> Result<f64, EngineError> {
+        let at_s = self.next_s;
+        self.rec.failures += 1;
+        if self.rec.failures > self.limits.max_failures {
+            return Err(EngineError::TooManyFailures { limit: self.limits.max_failures, wall_s: at_s });
+        }
+        self.advance();
+        Ok(at_s)
+    }
+
+    /// Recovery after a failure at `failed_at_s`: downtime (failures ignored), then restart
+    /// attempts until one completes. Returns the time the job resumes computing.
+    fn recover(&mut self, job: &Job, failed_at_s: f64) -> Result<f64, EngineError> {
+        let mut t = failed_at_s;
+        loop {
+            let restart_at_s = t + job.downtime_s;
+            self.ignore_until(restart_at_s);
+            let done_s = restart_at_s + job.restart_s;
+            match job.restart_exposure {
+                Exposure::CanFail if self.next_s < done_s => {
+                    self.rec.failed_restarts += 1;
+                    t = self.strike()?;
+                }
+                _ => {
+                    self.ignore_until(done_s);
+                    self.rec.restarts += 1;
+                    return Ok(done_s);
+                }
+            }
+        }
+    }
+}
+
+/// Plays `job` under any `policy` against `stream`, one segment at a time: the general path
+/// (random costs and adaptive policies build on it) and the reference for [`play_periodic`].
+pub fn play<P: Policy, S: FailureStream>(
+    job: &Job,
+    policy: &P,
+    stream: &mut S,
+    limits: Limits,
+) -> Result<Record, EngineError> {
+    let mut clock = Clock::new(stream, limits);
+    let mut progress = Progress::default();
+    let mut t = 0.0_f64;
+    while let Some(chunk) = policy.next_chunk(&progress) {
+        progress.time_s = t;
+        let compute_end_s = t + chunk.compute_s;
+        if clock.next_s < compute_end_s {
+            t = clock.strike()?;
+            t = clock.recover(job, t)?;
+            continue;
+        }
+        t = compute_end_s;
+        let writes = !(chunk.last && job.final_checkpoint == FinalCheckpoint::Skipped);
+        if writes {
+            let write_end_s = t + job.checkpoint_s;
+            match job.checkpoint_exposure {
+                Exposure::CanFail if clock.next_s < write_end_s => {
+                    clock.rec.failures_during_checkpoint += 1;
+                    t = clock.strike()?;
+                    t = clock.recover(job, t)?;
+                    continue;
+                }
+                Exposure::CanFail => {}
+                Exposure::CannotFail => clock.ignore_until(write_end_s),
+            }
+            t = write_end_s;
+            clock.rec.checkpoints += 1;
+        }
+        progress.committed_chunks += 1;
+        progress.committed_work_s += chunk.compute_s;
+    }
+    clock.rec.wall_s = t;
+    Ok(clock.rec)
+}
+
+/// Plays `job` with periodic checkpoints (chunks of `layout`) and fixed costs against
+/// `stream`, failure by failure: the chunks that complete before the next failure are
+/// counted with one division, so a replication costs O(failures), not O(chunks)
+/// (DESIGN.md, "failure-driven engine"). Gives the same result as [`play`] with
+/// [`Periodic`](crate::policy::Periodic) on the same stream.
+pub fn play_periodic<S: FailureStream>(
+    job: &Job,
+    layout: &ChunkLayout,
+    stream: &mut S,
+    limits: Limits,
+) -> Result<Record, EngineError> {
+    let mut clock = Clock::new(stream, limits);
+    let full_s = layout.full_s;
+    let period_s = full_s + job.checkpoint_s;
+    let last_write_s = match job.final_checkpoint {
+        FinalCheckpoint::Written => job.checkpoint_s,
+        FinalCheckpoint::Skipped => 0.0,
+    };
+    let write_can_fail = job.checkpoint_exposure == Exposure::CanFail;
+    let mut t = 0.0_f64;
+    let mut committed = 0_u64;
+    loop {
+        let full_left = layout.full_chunks() - committed;
+        // Without full chunks the period may be infinite (no checkpoint before the end).
+        let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
+        let f = clock.next_s;
+        if f < last_start_s {
+            // The failure falls in one of the full chunks still to run.
+            let j = (((f - t) / period_s).floor() as u64).min(full_left - 1);
+            let offset_s = f - t - j as f64 * period_s;
+            if offset_s >= full_s && !write_can_fail {
+                clock.rec.ignored_failures += 1;
+                clock.advance();
+                continue;
+            }
+            if offset_s >= full_s {
+                clock.rec.failures_during_checkpoint += 1;
+            }
+            committed += j;
+            clock.rec.checkpoints += j;
+            t = clock.strike()?;
+            t = clock.recover(job, t)?;
+            continue;
+        }
+        let compute_end_s = last_start_s + layout.last_s;
+        let end_s = compute_end_s + last_write_s;
+        if f >= end_s {
+            committed += full_left;
+            clock.rec.checkpoints += full_left;
+            if job.final_checkpoint == FinalCheckpoint::Written {
+                clock.rec.checkpoints += 1;
+            }
+            debug_assert_eq!(committed + 1, layout.count);
+            clock.rec.wall_s = end_s;
+            return Ok(clock.rec);
+        }
+        if f >= compute_end_s {
+            if !write_can_fail {
+                clock.rec.ignored_failures += 1;
+                clock.advance();
+                continue;
+            }
+            clock.rec.failures_during_checkpoint += 1;
+        }
+        committed += full_left;
+        clock.rec.checkpoints += full_left;
+        t = clock.strike()?;
+        t = clock.recover(job, t)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::ListStream;
+    use crate::policy::Periodic;
+
+    fn job() -> Job {
+        Job {
+            work_s: 10.0,
+            checkpoint_s: 1.0,
+            restart_s: 2.0,
+            downtime_s: 0.0,
+            final_checkpoint: FinalCheckpoint::Written,
+            checkpoint_exposure: Exposure::CanFail,
+            restart_exposure: Exposure::CanFail,
+        }
+    }
+
+    fn both(job: &Job, interval_s: f64, failures: &[f64]) -> Record {
+        let layout = ChunkLayout::new(job.work_s, interval_s);
+        let slow = play(job, &Periodic { layout }, &mut ListStream::new(failures.to_vec()), Limits::default()).unwrap();
+        let fast = play_periodic(job, &layout, &mut ListStream::new(failures.to_vec()), Limits::default()).unwrap();
+        assert_eq!(slow, fast, "paths disagree on {failures:?}");
+        slow
+    }
+
+    #[test]
+    fn no_failure_costs_chunks_plus_writes() {
+        // 10 s of work in chunks of 4: 4 + 4 + 2, each followed by a 1 s write.
+        let r = both(&job(), 4.0, &[]);
+        assert_eq!((r.wall_s, r.checkpoints, r.failures), (13.0, 3, 0));
+        let mut j = job();
+        j.final_checkpoint = FinalCheckpoint::Skipped;
+        assert_eq!(both(&j, 4.0, &[]).wall_s, 12.0);
+    }
+
+    #[test]
+    fn hand_worked_failures() {
+        // Failure at 6: chunk 1 (5..9) lost, restart 6..8, chunks 1 and 2 again: 8+5+3 = 16.
+        let r = both(&job(), 4.0, &[6.0]);
+        assert_eq!((r.wall_s, r.failures, r.checkpoints, r.restarts), (16.0, 1, 3, 1));
+        // Failure during the first write (4..5): chunk 0 lost too; restart 4.5..6.5, then 13.
+        let r = both(&job(), 4.0, &[4.5]);
+        assert_eq!((r.wall_s, r.failures_during_checkpoint), (6.5 + 13.0, 1));
+        // A failure during the restart starts it over.
+        let r = both(&job(), 4.0, &[6.0, 7.0]);
+        assert_eq!((r.wall_s, r.failed_restarts, r.restarts), (9.0 + 8.0, 1, 1));
+    }
+
+    #[test]
+    fn immune_phases_ignore_failures() {
+        let mut j = job();
+        j.checkpoint_exposure = Exposure::CannotFail;
+        let r = both(&j, 4.0, &[4.5]);
+        assert_eq!((r.wall_s, r.ignored_failures, r.failures), (13.0, 1, 0));
+        j.restart_exposure = Exposure::CannotFail;
+        j.downtime_s = 3.0;
+        // Failure at 6, downtime 6..9 (failure at 8 ignored), restart 9..11 (10 ignored).
+        let r = both(&j, 4.0, &[6.0, 8.0, 10.0]);
+        assert_eq!((r.wall_s, r.ignored_failures, r.failed_restarts), (11.0 + 8.0, 2, 0));
+    }
+
+    #[test]
+    fn too_many_failures_is_an_error() {
+        let mut j = job();
+        j.restart_s = 5.0;
+        let failures: Vec<f64> = (1..1000).map(|i| i as f64 * 3.0).collect();
+        let limits = Limits { max_failures: 50 };
+        let layout = ChunkLayout::new(j.work_s, 4.0);
+        let err = play_periodic(&j, &layout, &mut ListStream::new(failures), limits).unwrap_err();
+        assert!(matches!(err, EngineError::TooManyFailures { limit: 50, .. }));
+    }
+}

@@ -1,0 +1,82 @@
+//! The library's error type. Every error says what was wrong, where (file, line and column,
+//! key) and what is accepted; [`Error::exit_code`] maps it to the CLI contract.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where a bad value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A position in a file: the file's path, line and column (1-based).
+    File {
+        /// The file as the user named it.
+        path: PathBuf,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// 1-based column, where known.
+        column: Option<usize>,
+    },
+    /// A `--set KEY=VALUE` argument, as given.
+    Set(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::File { path, line: Some(l), column: Some(c) } => write!(f, "{}:{l}:{c}", path.display()),
+            Origin::File { path, line: Some(l), column: None } => write!(f, "{}:{l}", path.display()),
+            Origin::File { path, .. } => write!(f, "{}", path.display()),
+            Origin::Set(arg) => write!(f, "--set {arg}"),
+        }
+    }
+}
+
+/// Everything that can go wrong in the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The scenario (file, `--set` or sweep) is malformed or out of range.
+    #[error("{origin}: {}{message}", key.as_ref().map(|k| format!("key `{k}`: ")).unwrap_or_default())]
+    Scenario {
+        /// Where the bad input is.
+        origin: Origin,
+        /// The dotted key, where one applies.
+        key: Option<String>,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+    /// Bad command-line usage that clap cannot see (for example an empty sweep).
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A simulation could not complete.
+    #[error("point {point}: {source}")]
+    Engine {
+        /// The sweep point (0-based).
+        point: usize,
+        /// What the engine reported.
+        #[source]
+        source: crate::engine::EngineError,
+    },
+}
+
+impl Error {
+    /// The process exit code this error calls for: 2 for bad usage or bad input, 1 for
+    /// runtime errors (DESIGN.md, "CLI contract").
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Scenario { .. } | Error::Usage(_) => 2,
+            Error::Io { .. } | Error::Engine { .. } => 1,
+        }
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,22 @@
+//! ckptsim: a Monte Carlo simulator of long-running jobs that checkpoint while failures
+//! arrive at random, validated against the closed forms of Young (1974), Daly (2006) and
+//! the usage-domain model of Graziani, Lusch & Messer (2026).
+//!
+//! Data flow (DESIGN.md): [`scenario`] → [`runner`] (replications over [`failure`] streams
+//! played by the [`engine`] under a [`policy`]) → [`stats`] summaries → [`report`], with
+//! [`analytic`] closed forms beside every point.
+
+#![warn(missing_docs)]
+
+pub mod analytic;
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod failure;
+pub mod policy;
+pub mod report;
+pub mod runner;
+pub mod scenario;
+pub mod stats;
+
+pub use error::{Error, Result};

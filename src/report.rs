@@ -1,0 +1,207 @@
+//! Report: the terminal table, CSV and JSON of a run (DESIGN.md, "Output contract"), and
+//! atomic file writes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::analytic;
+use crate::error::{Error, Result};
+use crate::failure::FailureLaw;
+use crate::runner::RunResult;
+use crate::scenario::{Point, Scenario};
+use crate::stats::Summary;
+
+/// The name of the closed form behind `model_overhead` for exponential points: the exact
+/// finite-work expectation (Daly 2006; Bougeret et al. 2011 with downtime; MODELS.md §1).
+pub const EXACT_EXPONENTIAL: &str = "exact-exponential";
+
+/// The closed-form overhead that applies exactly to `point`, with its name.
+pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
+    match point.law {
+        FailureLaw::Exponential { mtbf_s } => {
+            Some((EXACT_EXPONENTIAL, analytic::finite_work_overhead(&point.job, point.interval_s, mtbf_s)))
+        }
+    }
+}
+
+fn finite_or_null(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// The output columns of one point, in contract order, as JSON values (numbers, strings or
+/// null). The CSV writes the same columns in the same order.
+pub fn columns(scenario: &Scenario, point: &Point, s: &Summary) -> Map<String, Value> {
+    let o = s.overhead.estimate();
+    let mut m = Map::new();
+    m.insert("point".into(), json!(point.index));
+    for (axis, label) in scenario.axes.iter().zip(&point.labels) {
+        m.insert(axis.key.clone(), json!(label));
+    }
+    let j = &point.job;
+    m.insert("interval_s".into(), finite_or_null(point.interval_s));
+    m.insert("checkpoint_s".into(), json!(j.checkpoint_s));
+    m.insert("restart_s".into(), json!(j.restart_s));
+    m.insert("downtime_s".into(), json!(j.downtime_s));
+    m.insert("mtbf_s".into(), json!(point.law.mtbf_s()));
+    m.insert("work_s".into(), json!(j.work_s));
+    m.insert("replications".into(), json!(s.replications()));
+    m.insert("overhead_mean".into(), finite_or_null(o.mean));
+    m.insert("overhead_ci_low".into(), finite_or_null(o.ci_low()));
+    m.insert("overhead_ci_high".into(), finite_or_null(o.ci_high()));
+    m.insert("overhead_sd".into(), finite_or_null(o.sd));
+    m.insert("waste_mean".into(), finite_or_null(s.waste.estimate().mean));
+    m.insert("wall_mean_s".into(), finite_or_null(s.wall_s.estimate().mean));
+    m.insert("wall_p50_s".into(), json!(s.wall_quantile_s(0.50)));
+    m.insert("wall_p95_s".into(), json!(s.wall_quantile_s(0.95)));
+    m.insert("wall_p99_s".into(), json!(s.wall_quantile_s(0.99)));
+    let t = &s.totals;
+    m.insert("failures_mean".into(), json!(s.per_replication(t.failures)));
+    m.insert("checkpoints_mean".into(), json!(s.per_replication(t.checkpoints)));
+    let model = model_overhead(point);
+    m.insert("model".into(), json!(model.map_or("", |(name, _)| name)));
+    m.insert("model_overhead".into(), model.map_or(Value::Null, |(_, v)| finite_or_null(v)));
+    m.insert("model_z".into(), model.map_or(Value::Null, |(_, v)| finite_or_null((o.mean - v) / o.se)));
+    m.insert("interval_rule".into(), json!(point.rule.name()));
+    m.insert("factor".into(), json!(point.factor));
+    m.insert("failures_during_checkpoint_mean".into(), json!(s.per_replication(t.failures_during_checkpoint)));
+    m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
+    m.insert("restarts_mean".into(), json!(s.per_replication(t.restarts)));
+    m.insert("ignored_failures_mean".into(), json!(s.per_replication(t.ignored_failures)));
+    m
+}
+
+fn csv_cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), |f| f.to_string()),
+        other => other.to_string(),
+    }
+}
+
+/// The CSV of a run: a header and one row per sweep point.
+pub fn csv(scenario: &Scenario, result: &RunResult) -> String {
+    let mut w = csv::Writer::from_writer(vec![]);
+    for (i, (point, s)) in scenario.points.iter().zip(&result.summaries).enumerate() {
+        let cols = columns(scenario, point, s);
+        if i == 0 {
+            w.write_record(cols.keys()).expect("writing to memory");
+        }
+        w.write_record(cols.values().map(csv_cell)).expect("writing to memory");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells")
+}
+
+/// The JSON of a run: `scenario`, `version`, `seed`, `replications`, `points`.
+pub fn json(scenario: &Scenario, result: &RunResult) -> String {
+    let points: Vec<Value> =
+        scenario.points.iter().zip(&result.summaries).map(|(p, s)| Value::Object(columns(scenario, p, s))).collect();
+    let doc = json!({
+        "scenario": scenario.name,
+        "description": scenario.description,
+        "version": env!("CARGO_PKG_VERSION"),
+        "seed": result.seed,
+        "replications": result.replications,
+        "points": points,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
+    text.push('\n');
+    text
+}
+
+/// A duration for people: `45 s`, `12.5 min`, `3.10 h`, `2.00 d`.
+pub fn human_duration(s: f64) -> String {
+    if !s.is_finite() {
+        "∞".into()
+    } else if s < 120.0 {
+        format!("{s:.3} s")
+    } else if s < 7200.0 {
+        format!("{:.2} min", s / 60.0)
+    } else if s < 345_600.0 {
+        format!("{:.3} h", s / 3600.0)
+    } else {
+        format!("{:.3} d", s / 86_400.0)
+    }
+}
+
+/// The terminal table of a run, in the spirit of hyperfine's summary.
+pub fn table(scenario: &Scenario, result: &RunResult) -> String {
+    let mut header: Vec<String> = vec!["point".into()];
+    header.extend(scenario.axes.iter().map(|a| a.key.clone()));
+    header.extend(
+        ["interval", "overhead mean ± 95% CI", "model", "z", "wall p50", "wall p95", "failures"].map(String::from),
+    );
+    let mut rows = vec![header];
+    for (p, s) in scenario.points.iter().zip(&result.summaries) {
+        let o = s.overhead.estimate();
+        let mut row = vec![p.index.to_string()];
+        row.extend(p.labels.iter().cloned());
+        let (model, z) = match model_overhead(p) {
+            Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
+            None => (String::new(), String::new()),
+        };
+        row.extend([
+            human_duration(p.interval_s),
+            format!("{:.5} ± {:.5}", o.mean, o.half_width),
+            model,
+            z,
+            human_duration(s.wall_quantile_s(0.5)),
+            human_duration(s.wall_quantile_s(0.95)),
+            format!("{:.2}", s.per_replication(s.totals.failures)),
+        ]);
+        rows.push(row);
+    }
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = scenario.name.clone();
+    if let Some(d) = &scenario.description {
+        out.push_str(&format!(": {d}"));
+    }
+    out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| {
+                let pad = w - cell.chars().count();
+                if c == 0 || c > scenario.axes.len() {
+                    format!("{}{cell}", " ".repeat(pad))
+                } else {
+                    format!("{cell}{}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        out.push_str("  ");
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str("  ");
+            out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+    }
+    out.push_str(
+        "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
+    );
+    out
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename,
+/// so a reader never sees a partial file and a failed run leaves none behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// The output files of a scenario in `out_dir`: (CSV path, JSON path).
+pub fn output_paths(out_dir: &Path, scenario: &Scenario) -> (PathBuf, PathBuf) {
+    (out_dir.join(format!("{}.csv", scenario.name)), out_dir.join(format!("{}.json", scenario.name)))
+}

@@ -1,0 +1,655 @@
+//! What the user wrote: scenario files (TOML), `--set KEY=VALUE` overrides and sweeps,
+//! validated into typed sweep points with every duration in seconds.
+//!
+//! Errors name the file, line and column (or the `--set` argument), the dotted key, the
+//! value and what is accepted (DESIGN.md, "Scenario file contract").
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::analytic;
+use crate::engine::{Exposure, FinalCheckpoint, Job};
+use crate::error::{Error, Origin, Result};
+use crate::failure::FailureLaw;
+
+/// The units a duration may carry, with their length in seconds (`y` = 365 d).
+pub const DURATION_UNITS: [(&str, f64); 6] =
+    [("ms", 1e-3), ("s", 1.0), ("min", 60.0), ("h", 3600.0), ("d", 86_400.0), ("y", 365.0 * 86_400.0)];
+
+/// Replications when the scenario gives neither `replications` nor `precision`.
+pub const DEFAULT_REPLICATIONS: u64 = 1000;
+
+const UNITS_HINT: &str = "units: ms, s, min, h, d, y";
+
+/// Parses a duration with a unit (`"120 s"`, `"2e5 s"`, `"3.1h"`, `"27 min"`) into seconds.
+/// The number must be finite; its sign is checked by the caller, who knows the range.
+pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
+    let trimmed = text.trim();
+    let unit_len = trimmed.chars().rev().take_while(|c| c.is_ascii_alphabetic()).count();
+    let (number, unit) = trimmed.split_at(trimmed.len() - unit_len);
+    let number = number.trim_end();
+    if unit.is_empty() {
+        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} s\" ({UNITS_HINT})"));
+    }
+    let Some(&(_, scale)) = DURATION_UNITS.iter().find(|(u, _)| *u == unit) else {
+        return Err(format!("\"{text}\": unknown unit `{unit}` ({UNITS_HINT})"));
+    };
+    let value: f64 = number.parse().map_err(|_| {
+        format!("\"{text}\": `{number}` is not a number (write for example \"120 s\", \"2e5 s\", \"3.1 h\")")
+    })?;
+    if !value.is_finite() {
+        return Err(format!("\"{text}\" is not a finite duration"));
+    }
+    Ok(value * scale)
+}
+
+/// A duration as written in a scenario: a string with a unit. A bare number is an error.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct DurationS(f64);
+
+impl<'de> Deserialize<'de> for DurationS {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = DurationS;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a duration with a unit, such as \"120 s\" ({UNITS_HINT})")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<DurationS, E> {
+                parse_duration_s(s).map(DurationS).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<DurationS, E> {
+                Err(E::custom(bare_number(&n.to_string())))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<DurationS, E> {
+                Err(E::custom(bare_number(&n.to_string())))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<DurationS, E> {
+                Err(E::custom(bare_number(&n.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn bare_number(n: &str) -> String {
+    format!("the bare number {n} is not a duration: give it a unit, for example \"{n} s\" ({UNITS_HINT})")
+}
+
+/// How the checkpoint interval (compute between checkpoints) is chosen, before `factor`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntervalRule {
+    /// Young (1974): √(2δM).
+    Young,
+    /// "Daly low order" as commonly used: √(2δM) − δ (MODELS.md §1).
+    Daly,
+    /// Daly (2006) eq. 37.
+    DalyHighOrder,
+    /// The exact optimum for exponential failures under the job's checkpoint switch.
+    Optimal,
+    /// No checkpoint before the end of the work.
+    None,
+    /// A fixed interval (s).
+    Fixed(f64),
+}
+
+impl IntervalRule {
+    /// The rule's name as written in scenario files.
+    pub fn name(&self) -> String {
+        match self {
+            IntervalRule::Young => "young".into(),
+            IntervalRule::Daly => "daly".into(),
+            IntervalRule::DalyHighOrder => "daly-high-order".into(),
+            IntervalRule::Optimal => "optimal".into(),
+            IntervalRule::None => "none".into(),
+            IntervalRule::Fixed(s) => format!("{s} s"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for IntervalRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        const EXPECTED: &str = "young, daly, daly-high-order, optimal, none, or a duration such as \"27 min\"";
+        impl serde::de::Visitor<'_> for V {
+            type Value = IntervalRule;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<IntervalRule, E> {
+                Ok(match s.trim() {
+                    "young" => IntervalRule::Young,
+                    "daly" => IntervalRule::Daly,
+                    "daly-high-order" => IntervalRule::DalyHighOrder,
+                    "optimal" => IntervalRule::Optimal,
+                    "none" => IntervalRule::None,
+                    other => match parse_duration_s(other) {
+                        Ok(v) => IntervalRule::Fixed(v),
+                        Err(e) => return Err(E::custom(format!("{e}; accepted: {EXPECTED}"))),
+                    },
+                })
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<IntervalRule, E> {
+                Err(E::custom(format!("{}; or one of {EXPECTED}", bare_number(&n.to_string()))))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<IntervalRule, E> {
+                Err(E::custom(format!("{}; or one of {EXPECTED}", bare_number(&n.to_string()))))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    run: RawRun,
+    job: RawJob,
+    failures: RawFailures,
+    #[serde(default)]
+    policy: RawPolicy,
+    #[allow(dead_code)] // read from the table, kept here so the key is known
+    sweep: Option<toml::Table>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    replications: Option<u64>,
+    precision: Option<f64>,
+    seed: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJob {
+    work: DurationS,
+    nodes: Option<u64>,
+    checkpoint: DurationS,
+    restart: DurationS,
+    downtime: Option<DurationS>,
+    final_checkpoint: Option<bool>,
+    failures_during_checkpoint: Option<bool>,
+    failures_during_restart: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFailures {
+    law: Option<String>,
+    mtbf: DurationS,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    interval: Option<IntervalRule>,
+    factor: Option<f64>,
+}
+
+/// When a run stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// After this many replications (≥ 2).
+    Replications(u64),
+    /// Once every point's 95% CI half-width of the overhead is at most this (absolute, > 0),
+    /// after at least [`crate::runner::MIN_ADAPTIVE_REPLICATIONS`] replications.
+    Precision(f64),
+}
+
+/// The `[run]` table: how many replications and from which seed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSettings {
+    /// The stopping rule.
+    pub stop: Stop,
+    /// The master seed; replication i's streams derive from (seed, i).
+    pub seed: u64,
+}
+
+/// One swept key and its values as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAxis {
+    /// The dotted key, for example `job.checkpoint`.
+    pub key: String,
+    /// The values, displayed as written (strings without quotes).
+    pub values: Vec<String>,
+}
+
+/// One fully resolved sweep point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// 0-based index in the cartesian product (the last axis varies fastest).
+    pub index: usize,
+    /// This point's value of each sweep axis, as written.
+    pub labels: Vec<String>,
+    /// The job.
+    pub job: Job,
+    /// Nodes the job runs on.
+    pub nodes: u64,
+    /// The failure law of the job's stream.
+    pub law: FailureLaw,
+    /// The interval rule, before the factor.
+    pub rule: IntervalRule,
+    /// The factor applied to the rule's interval.
+    pub factor: f64,
+    /// The resolved checkpoint interval (s of compute between checkpoints); infinite for
+    /// `none`.
+    pub interval_s: f64,
+}
+
+/// A validated scenario: its run settings and its sweep points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The name (defaults to the file's stem); names the output files.
+    pub name: String,
+    /// Free text.
+    pub description: Option<String>,
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The scenario's text, with the `--set` arguments applied after it, in order.
+    pub source: String,
+    /// Replications and seed.
+    pub run: RunSettings,
+    /// The sweep axes, in file order.
+    pub axes: Vec<SweepAxis>,
+    /// The points of the cartesian product of the axes (one point without a sweep).
+    pub points: Vec<Point>,
+}
+
+/// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
+pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+        key: None,
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
+    parse(&text, path, sets)
+}
+
+/// Validates the scenario `text` (as read from `path`), then applies `sets` in order.
+pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
+    let spans = SpanMap::new(text, path)?;
+    let _: RawScenario = toml::from_str(text).map_err(|e| spans.error_at(e.span(), e.message()))?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
+    let sweep = table.remove("sweep");
+
+    let mut set_origins: HashMap<String, Origin> = HashMap::new();
+    for arg in sets {
+        let origin = Origin::Set(arg.clone());
+        let (key, value) = parse_set(arg)?;
+        if key == "sweep" || key.starts_with("sweep.") {
+            return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
+        }
+        set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
+        deserialize(&table).map_err(|e| scenario_error(origin.clone(), &key, e.message()))?;
+        set_origins.insert(key, origin);
+    }
+
+    let mut axes = vec![];
+    let mut axis_values: Vec<Vec<toml::Value>> = vec![];
+    if let Some(sweep) = sweep {
+        let toml::Value::Table(sweep) = sweep else {
+            return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
+        };
+        for (key, values) in sweep {
+            let at = ["sweep", key.as_str()];
+            let toml::Value::Array(values) = values else {
+                return Err(spans.key_error(
+                    &at,
+                    &key,
+                    "a sweep entry must be an array of values, for example [\"20 s\", \"2 min\"]",
+                ));
+            };
+            if values.is_empty() {
+                return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
+            }
+            let top = key.split('.').next().unwrap_or_default();
+            if !matches!(top, "job" | "failures" | "policy") {
+                return Err(spans.key_error(&at, &key, "only job.*, failures.* and policy.* keys can be swept"));
+            }
+            for (i, v) in values.iter().enumerate() {
+                let mut t = table.clone();
+                let element = [at[0], at[1], &i.to_string()];
+                set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
+                deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
+            }
+            axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
+            axis_values.push(values);
+        }
+    }
+
+    let base = deserialize(&table).map_err(|e| spans.error_at(None, e.message()))?;
+    let origin_of = |key: &str, combo: &[usize]| -> Origin {
+        if let Some(a) = axes.iter().position(|a| a.key == key) {
+            return spans.origin(&["sweep", key, &combo[a].to_string()]);
+        }
+        if let Some(o) = set_origins.get(key) {
+            return o.clone();
+        }
+        spans.origin(&key.split('.').collect::<Vec<_>>())
+    };
+    let run = resolve_run(&base.run).map_err(|f| scenario_error(origin_of(&f.key, &[]), &f.key, &f.message))?;
+
+    let mut points = vec![];
+    let count: usize = axis_values.iter().map(Vec::len).product();
+    for index in 0..count {
+        let mut combo = vec![0; axis_values.len()];
+        let mut rest = index;
+        for a in (0..axis_values.len()).rev() {
+            combo[a] = rest % axis_values[a].len();
+            rest /= axis_values[a].len();
+        }
+        let mut t = table.clone();
+        for (a, &i) in combo.iter().enumerate() {
+            set_path(&mut t, &axes[a].key, axis_values[a][i].clone()).expect("checked above");
+        }
+        let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
+        let labels = combo.iter().enumerate().map(|(a, &i)| axes[a].values[i].clone()).collect();
+        let point = resolve_point(index, labels, &raw)
+            .map_err(|f| scenario_error(origin_of(&f.key, &combo), &f.key, &f.message))?;
+        points.push(point);
+    }
+
+    let name = base.name.clone().unwrap_or_else(|| {
+        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
+    });
+    let mut source = text.to_string();
+    for arg in sets {
+        source.push_str(&format!("\n# --set {arg}"));
+    }
+    Ok(Scenario { name, description: base.description.clone(), path: path.to_path_buf(), source, run, axes, points })
+}
+
+fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
+    table.clone().try_into()
+}
+
+fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {
+    Error::Scenario { origin, key: Some(key.to_string()), message: message.to_string() }
+}
+
+/// Splits `KEY=VALUE`; the value is read as TOML (`true`, `0.5`, `"300 s"`) and otherwise
+/// taken as a string, so `--set job.checkpoint=300s` needs no shell quoting.
+fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
+    let origin = Origin::Set(arg.to_string());
+    let Some((key, value)) = arg.split_once('=') else {
+        return Err(Error::Scenario {
+            origin,
+            key: None,
+            message: "expected KEY=VALUE, for example job.checkpoint=\"300 s\"".into(),
+        });
+    };
+    let key = key.trim();
+    if key.is_empty() || key.split('.').any(str::is_empty) {
+        return Err(Error::Scenario {
+            origin,
+            key: None,
+            message: format!("`{key}` is not a dotted key such as job.checkpoint"),
+        });
+    }
+    let value = value.trim();
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v"));
+    Ok((key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string()))))
+}
+
+fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, parents) = parts.split_last().expect("split yields at least one part");
+    let mut t = table;
+    for (i, p) in parents.iter().enumerate() {
+        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = match entry {
+            toml::Value::Table(inner) => inner,
+            _ => return Err(format!("`{}` is a value, not a table", parts[..=i].join("."))),
+        };
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
+fn display_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A range violation found while resolving: the key and what is accepted.
+struct FieldError {
+    key: String,
+    message: String,
+}
+
+fn field(key: &str, message: impl Into<String>) -> FieldError {
+    FieldError { key: key.to_string(), message: message.into() }
+}
+
+fn duration_at_least(key: &str, v: DurationS, strictly_positive: bool) -> std::result::Result<f64, FieldError> {
+    let ok = if strictly_positive { v.0 > 0.0 } else { v.0 >= 0.0 };
+    if ok {
+        Ok(v.0)
+    } else {
+        let range = if strictly_positive { "a duration > 0" } else { "a duration ≥ 0" };
+        Err(field(key, format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", v.0)))
+    }
+}
+
+fn resolve_run(raw: &RawRun) -> std::result::Result<RunSettings, FieldError> {
+    let stop = match (raw.replications, raw.precision) {
+        (Some(_), Some(_)) => {
+            return Err(field("run.precision", "give either run.replications or run.precision, not both"));
+        }
+        (Some(n), None) if n < 2 => {
+            return Err(field(
+                "run.replications",
+                format!("{n} is out of range: accepted is an integer ≥ 2 (a CI needs two)"),
+            ));
+        }
+        (Some(n), None) => Stop::Replications(n),
+        (None, Some(h)) if !(h > 0.0 && h.is_finite()) => {
+            return Err(field(
+                "run.precision",
+                format!(
+                    "{h} is out of range: accepted is a finite number > 0 (absolute 95% CI half-width of the overhead)"
+                ),
+            ));
+        }
+        (None, Some(h)) => Stop::Precision(h),
+        (None, None) => Stop::Replications(DEFAULT_REPLICATIONS),
+    };
+    Ok(RunSettings { stop, seed: raw.seed.unwrap_or(0) })
+}
+
+fn exposure(flag: Option<bool>) -> Exposure {
+    if flag.unwrap_or(true) { Exposure::CanFail } else { Exposure::CannotFail }
+}
+
+fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::result::Result<Point, FieldError> {
+    let j = &raw.job;
+    let job = Job {
+        work_s: duration_at_least("job.work", j.work, true)?,
+        checkpoint_s: duration_at_least("job.checkpoint", j.checkpoint, false)?,
+        restart_s: duration_at_least("job.restart", j.restart, false)?,
+        downtime_s: duration_at_least("job.downtime", j.downtime.unwrap_or(DurationS(0.0)), false)?,
+        final_checkpoint: if j.final_checkpoint.unwrap_or(true) {
+            FinalCheckpoint::Written
+        } else {
+            FinalCheckpoint::Skipped
+        },
+        checkpoint_exposure: exposure(j.failures_during_checkpoint),
+        restart_exposure: exposure(j.failures_during_restart),
+    };
+    let nodes = j.nodes.unwrap_or(1);
+    if nodes == 0 {
+        return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
+    }
+    let law = match raw.failures.law.as_deref().unwrap_or("exponential") {
+        "exponential" => {
+            FailureLaw::Exponential { mtbf_s: duration_at_least("failures.mtbf", raw.failures.mtbf, true)? }
+        }
+        other => {
+            return Err(field("failures.law", format!("\"{other}\" is not a known law: accepted is \"exponential\"")));
+        }
+    };
+    let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
+    let factor = raw.policy.factor.unwrap_or(1.0);
+    if !(factor > 0.0 && factor.is_finite()) {
+        return Err(field("policy.factor", format!("{factor} is out of range: accepted is a finite number > 0")));
+    }
+    let base_s = interval_of(rule, &job, law.mtbf_s())?;
+    let interval_s = base_s * factor;
+    if interval_s <= 0.0 || interval_s.is_nan() {
+        return Err(field(
+            "policy.interval",
+            format!(
+                "\"{}\" gives an interval of {interval_s} s here (job.checkpoint = {} s): accepted is an interval > 0; give a duration instead",
+                rule.name(),
+                job.checkpoint_s
+            ),
+        ));
+    }
+    Ok(Point { index, labels, job, nodes, law, rule, factor, interval_s })
+}
+
+/// The interval (s) of `rule` for `job` under exponential failures of MTBF `mtbf_s` (s).
+fn interval_of(rule: IntervalRule, job: &Job, mtbf_s: f64) -> std::result::Result<f64, FieldError> {
+    let (d, m) = (job.checkpoint_s, mtbf_s);
+    Ok(match rule {
+        IntervalRule::Young => analytic::young_interval_s(d, m),
+        IntervalRule::Daly => analytic::daly_low_order_interval_s(d, m),
+        IntervalRule::DalyHighOrder => analytic::daly_high_order_interval_s(d, m),
+        IntervalRule::Optimal => match job.checkpoint_exposure {
+            Exposure::CanFail => analytic::optimal_interval_s(d, m),
+            Exposure::CannotFail => analytic::optimal_interval_unfailing_checkpoint_s(job, m).ok_or_else(|| {
+                field(
+                    "policy.interval",
+                    "\"optimal\" has no finite optimum here: the checkpoint costs at least a recovery (δ ≥ K)",
+                )
+            })?,
+        },
+        IntervalRule::None => f64::INFINITY,
+        IntervalRule::Fixed(s) if s > 0.0 => s,
+        IntervalRule::Fixed(s) => {
+            return Err(field("policy.interval", format!("{s} s is out of range: accepted is a duration > 0")));
+        }
+    })
+}
+
+/// Byte spans of every key and value in the file, to point errors at line and column.
+struct SpanMap {
+    path: PathBuf,
+    text: String,
+    /// (dotted path, span of the value); array elements have their index as last part.
+    entries: Vec<(Vec<String>, Range<usize>)>,
+}
+
+impl SpanMap {
+    fn new(text: &str, path: &Path) -> Result<SpanMap> {
+        let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
+        let root = toml::de::DeTable::parse(text).map_err(|e| map.error_at(e.span(), e.message()))?;
+        map.walk_table(&mut vec![], root.get_ref());
+        Ok(map)
+    }
+
+    fn walk_table(&mut self, prefix: &mut Vec<String>, t: &toml::de::DeTable<'_>) {
+        for (k, v) in t {
+            prefix.push(k.get_ref().to_string());
+            self.walk_value(prefix, v);
+            prefix.pop();
+        }
+    }
+
+    fn walk_value(&mut self, prefix: &mut Vec<String>, v: &toml::Spanned<toml::de::DeValue<'_>>) {
+        self.entries.push((prefix.clone(), v.span()));
+        match v.get_ref() {
+            toml::de::DeValue::Table(t) => self.walk_table(prefix, t),
+            toml::de::DeValue::Array(a) => {
+                for (i, e) in a.iter().enumerate() {
+                    prefix.push(i.to_string());
+                    self.walk_value(prefix, e);
+                    prefix.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn line_column(&self, offset: usize) -> (usize, usize) {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, column)
+    }
+
+    fn origin_at(&self, span: Option<Range<usize>>) -> Origin {
+        let (line, column) = match span {
+            Some(s) => {
+                let (l, c) = self.line_column(s.start);
+                (Some(l), Some(c))
+            }
+            None => (None, None),
+        };
+        Origin::File { path: self.path.clone(), line, column }
+    }
+
+    fn origin(&self, key: &[&str]) -> Origin {
+        let span = self
+            .entries
+            .iter()
+            .find(|(p, _)| p.iter().map(String::as_str).eq(key.iter().copied()))
+            .map(|(_, s)| s.clone());
+        self.origin_at(span)
+    }
+
+    /// An error at `span`, naming the innermost key whose value contains it.
+    fn error_at(&self, span: Option<Range<usize>>, message: &str) -> Error {
+        let key = span.as_ref().and_then(|s| {
+            self.entries
+                .iter()
+                .filter(|(p, v)| v.start <= s.start && s.end <= v.end && !p.is_empty())
+                .min_by_key(|(_, v)| v.end - v.start)
+                .map(|(p, _)| {
+                    p.iter().filter(|part| part.parse::<usize>().is_err()).cloned().collect::<Vec<_>>().join(".")
+                })
+        });
+        Error::Scenario { origin: self.origin_at(span), key, message: message.trim().to_string() }
+    }
+
+    fn key_error(&self, at: &[&str], key: &str, message: &str) -> Error {
+        Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message: message.trim().to_string() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_units() {
+        assert_eq!(parse_duration_s("2e5 s"), Ok(2e5));
+        assert_eq!(parse_duration_s("3.1h"), Ok(3.1 * 3600.0));
+        assert_eq!(parse_duration_s(" 27 min "), Ok(27.0 * 60.0));
+        assert_eq!(parse_duration_s("1 y"), Ok(365.0 * 86400.0));
+        assert_eq!(parse_duration_s("250ms"), Ok(0.25));
+        assert_eq!(parse_duration_s("-5 s"), Ok(-5.0));
+        for bad in ["120", "5 weeks", "abc s", "nan s", "inf s", "", "s"] {
+            assert!(parse_duration_s(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn set_values_parse_as_toml_or_string() {
+        let (k, v) = parse_set("job.checkpoint=300 s").unwrap();
+        assert_eq!((k.as_str(), v), ("job.checkpoint", toml::Value::String("300 s".into())));
+        assert_eq!(parse_set("policy.factor=0.5").unwrap().1, toml::Value::Float(0.5));
+        assert_eq!(parse_set("job.final_checkpoint=false").unwrap().1, toml::Value::Boolean(false));
+        assert!(parse_set("no-equals").is_err());
+        assert!(parse_set("job..x=1").is_err());
+    }
+}

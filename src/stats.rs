@@ -1,0 +1,409 @@
+//! Statistics: exact mergeable sums, per-point summaries, Student-t intervals, quantiles.
+//!
+//! Every summary is *exactly* mergeable: sums of floating-point values are kept as exact
+//! fixed-point integers ([`ExactSum`]), counts as integers and wall-time quantiles in an
+//! HDR histogram with integer counts. Merging in any order or grouping (threads, shards,
+//! resumed runs) therefore gives bit-identical results, which streaming Welford/Chan
+//! updates cannot promise: their rounding depends on the grouping.
+
+use hdrhistogram::Histogram;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Limbs of 32 bits each, enough for every finite `f64` (bit positions 2⁻¹⁰⁷⁴ to 2¹⁰²⁴)
+/// plus 64 bits of head-room for the count of values added.
+const LIMBS: usize = 68;
+/// Bit position of 2⁰ in the accumulator.
+const BIAS: i32 = 1074;
+/// Adds between carry normalisations: each limb gains less than 2³² per add, so i64 limbs
+/// cannot overflow before 2³¹ adds.
+const ADDS_BEFORE_CARRY: u32 = 1 << 30;
+
+/// An exact sum of `f64` values (a Kulisch-style long accumulator).
+///
+/// Adding is exact, so the sum does not depend on the order or grouping of the additions;
+/// [`ExactSum::value`] rounds the exact sum to an `f64`.
+#[derive(Clone)]
+pub struct ExactSum {
+    limbs: [i64; LIMBS],
+    pending: u32,
+}
+
+impl Default for ExactSum {
+    fn default() -> Self {
+        ExactSum { limbs: [0; LIMBS], pending: 0 }
+    }
+}
+
+impl PartialEq for ExactSum {
+    fn eq(&self, other: &Self) -> bool {
+        self.canonical() == other.canonical()
+    }
+}
+
+impl Eq for ExactSum {}
+
+impl std::fmt::Debug for ExactSum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ExactSum({})", self.value())
+    }
+}
+
+impl ExactSum {
+    /// Adds `x` exactly. `x` must be finite.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        debug_assert!(x.is_finite(), "ExactSum::add({x})");
+        let bits = x.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        // The value is mantissa · 2^(position − BIAS).
+        let (mantissa, position) = if exponent == 0 { (fraction, 0) } else { (fraction | (1 << 52), exponent - 1) };
+        if mantissa == 0 {
+            return;
+        }
+        let limb = (position / 32) as usize;
+        let shifted = (mantissa as u128) << (position % 32);
+        let parts = [shifted as u32 as i64, (shifted >> 32) as u32 as i64, (shifted >> 64) as i64];
+        if bits >> 63 == 1 {
+            for (k, p) in parts.iter().enumerate() {
+                self.limbs[limb + k] -= p;
+            }
+        } else {
+            for (k, p) in parts.iter().enumerate() {
+                self.limbs[limb + k] += p;
+            }
+        }
+        self.pending += 1;
+        if self.pending >= ADDS_BEFORE_CARRY {
+            self.carry();
+        }
+    }
+
+    /// Adds another exact sum.
+    pub fn merge(&mut self, other: &ExactSum) {
+        let mut o = other.clone();
+        o.carry();
+        self.carry();
+        for (a, b) in self.limbs.iter_mut().zip(o.limbs.iter()) {
+            *a += b;
+        }
+        self.carry();
+    }
+
+    /// The limbs in canonical form: equal exactly when the sums are equal.
+    fn canonical(&self) -> [i64; LIMBS] {
+        let mut s = self.clone();
+        s.carry();
+        s.limbs
+    }
+
+    /// Propagates carries so every limb but the top one is in [0, 2³²): a canonical form.
+    fn carry(&mut self) {
+        for i in 0..LIMBS - 1 {
+            let c = self.limbs[i] >> 32;
+            self.limbs[i] -= c << 32;
+            self.limbs[i + 1] += c;
+        }
+        self.pending = 0;
+    }
+
+    /// The exact sum, rounded to the nearest `f64` (ties and the last bit may differ from
+    /// correct rounding, but the result is a function of the exact sum alone).
+    pub fn value(&self) -> f64 {
+        let mut s = self.clone();
+        s.carry();
+        let negative = s.limbs[LIMBS - 1] < 0;
+        if negative {
+            for l in s.limbs.iter_mut() {
+                *l = -*l;
+            }
+            s.carry();
+        }
+        let Some(top) = s.limbs.iter().rposition(|&l| l != 0) else {
+            return 0.0;
+        };
+        // Three limbs hold 65 to 96 significant bits, more than an f64's 53.
+        let low = top.saturating_sub(2);
+        let mut m: u128 = 0;
+        for i in (low..=top).rev() {
+            m = (m << 32) | s.limbs[i] as u128;
+        }
+        let magnitude = ldexp(m as f64, 32 * low as i32 - BIAS);
+        if negative { -magnitude } else { magnitude }
+    }
+}
+
+/// x · 2^e without overflow in the intermediate powers.
+fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    let step = |x: f64, k: i32| x * f64::from_bits(((k + 1023) as u64) << 52);
+    while e > 1000 {
+        x = step(x, 1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        x = step(x, -1000);
+        e += 1000;
+    }
+    step(x, e)
+}
+
+/// The 97.5% quantile of the standard normal distribution.
+const Z_975: f64 = 1.959_963_984_540_054;
+
+/// Degrees of freedom above which [`t_975`] uses the Cornish–Fisher expansion: statrs'
+/// inverse CDF loses accuracy for large df (3e-4 off at df = 10⁶), while the expansion's
+/// first omitted term is below 1e-10 here.
+const T_EXPANSION_DF: u64 = 1000;
+
+/// The 97.5% quantile of Student's t with `df` ≥ 1 degrees of freedom (the multiplier of a
+/// two-sided 95% interval): statrs for small df, else the Cornish–Fisher expansion in 1/df
+/// (Abramowitz & Stegun 26.7.5).
+pub fn t_975(df: u64) -> f64 {
+    if df == 0 {
+        return f64::NAN;
+    }
+    if df <= T_EXPANSION_DF {
+        return StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(0.975));
+    }
+    let (z, v) = (Z_975, df as f64);
+    let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
+    z + (z3 + z) / (4.0 * v)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * v * v)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * v * v * v)
+}
+
+/// Mean, standard deviation and Student-t 95% interval of a sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Sample size.
+    pub n: u64,
+    /// Sample mean.
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 in the denominator).
+    pub sd: f64,
+    /// Standard error of the mean, sd/√n.
+    pub se: f64,
+    /// Half-width of the 95% interval, t_{n−1,0.975}·se (MODELS.md §6).
+    pub half_width: f64,
+}
+
+impl Estimate {
+    /// Lower end of the 95% interval.
+    pub fn ci_low(&self) -> f64 {
+        self.mean - self.half_width
+    }
+    /// Upper end of the 95% interval.
+    pub fn ci_high(&self) -> f64 {
+        self.mean + self.half_width
+    }
+}
+
+/// Exactly mergeable first and second moments of a sample.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Moments {
+    n: u64,
+    sum: ExactSum,
+    sum_sq: ExactSum,
+}
+
+impl Moments {
+    /// Adds one observation (finite).
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum.add(x);
+        self.sum_sq.add(x * x);
+    }
+
+    /// Adds every observation of `other`.
+    pub fn merge(&mut self, other: &Moments) {
+        self.n += other.n;
+        self.sum.merge(&other.sum);
+        self.sum_sq.merge(&other.sum_sq);
+    }
+
+    /// Number of observations.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    /// Mean, standard deviation and 95% interval.
+    pub fn estimate(&self) -> Estimate {
+        let n = self.n as f64;
+        let mean = self.sum.value() / n;
+        let var =
+            if self.n > 1 { ((self.sum_sq.value() - mean * self.sum.value()) / (n - 1.0)).max(0.0) } else { f64::NAN };
+        let sd = var.sqrt();
+        let se = sd / n.sqrt();
+        let half_width = if self.n > 1 { t_975(self.n - 1) * se } else { f64::NAN };
+        Estimate { n: self.n, mean, sd, se, half_width }
+    }
+}
+
+/// Wall times are kept in the histogram in these units (s): 1 ms resolution, three
+/// significant digits.
+const HISTOGRAM_UNIT_S: f64 = 1e-3;
+
+/// The summary of one sweep point over its replications: exactly mergeable.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Overhead per replication, wall / work − 1.
+    pub overhead: Moments,
+    /// Waste per replication, 1 − work / wall.
+    pub waste: Moments,
+    /// Wall-clock time per replication (s).
+    pub wall_s: Moments,
+    wall_hist: Histogram<u64>,
+    /// Totals of the engine's counters over all replications.
+    pub totals: crate::engine::Record,
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Summary {
+            overhead: Moments::default(),
+            waste: Moments::default(),
+            wall_s: Moments::default(),
+            wall_hist: Histogram::new(3).expect("3 significant digits is valid"),
+            totals: crate::engine::Record::default(),
+        }
+    }
+}
+
+impl Summary {
+    /// Adds one replication of a job with `work_s` (s) of work.
+    pub fn add(&mut self, work_s: f64, r: &crate::engine::Record) {
+        self.overhead.add(r.wall_s / work_s - 1.0);
+        self.waste.add(1.0 - work_s / r.wall_s);
+        self.wall_s.add(r.wall_s);
+        let ticks = (r.wall_s / HISTOGRAM_UNIT_S).round().max(1.0) as u64;
+        self.wall_hist.record(ticks).expect("an auto-resizing histogram records any u64");
+        let t = &mut self.totals;
+        t.failures += r.failures;
+        t.failures_during_checkpoint += r.failures_during_checkpoint;
+        t.failed_restarts += r.failed_restarts;
+        t.ignored_failures += r.ignored_failures;
+        t.checkpoints += r.checkpoints;
+        t.restarts += r.restarts;
+    }
+
+    /// Adds every replication of `other`.
+    pub fn merge(&mut self, other: &Summary) {
+        self.overhead.merge(&other.overhead);
+        self.waste.merge(&other.waste);
+        self.wall_s.merge(&other.wall_s);
+        self.wall_hist.add(&other.wall_hist).expect("auto-resizing histograms always merge");
+        let t = &mut self.totals;
+        let o = &other.totals;
+        t.failures += o.failures;
+        t.failures_during_checkpoint += o.failures_during_checkpoint;
+        t.failed_restarts += o.failed_restarts;
+        t.ignored_failures += o.ignored_failures;
+        t.checkpoints += o.checkpoints;
+        t.restarts += o.restarts;
+    }
+
+    /// Replications summarised.
+    pub fn replications(&self) -> u64 {
+        self.overhead.count()
+    }
+
+    /// The `q` quantile (0 ≤ q ≤ 1) of wall time (s), to three significant digits.
+    pub fn wall_quantile_s(&self, q: f64) -> f64 {
+        self.wall_hist.value_at_quantile(q) as f64 * HISTOGRAM_UNIT_S
+    }
+
+    /// Mean per replication of a counter total.
+    pub fn per_replication(&self, total: u64) -> f64 {
+        total as f64 / self.replications() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn exact_sum_is_exact() {
+        let mut s = ExactSum::default();
+        for x in [1e20, 1.0, -1e20, 1e-300, -1e-300, 0.5] {
+            s.add(x);
+        }
+        assert_eq!(s.value(), 1.5);
+        let mut t = ExactSum::default();
+        t.add(f64::MAX);
+        t.add(f64::MAX);
+        t.add(-f64::MAX);
+        assert_eq!(t.value(), f64::MAX);
+        let mut u = ExactSum::default();
+        u.add(5e-324);
+        u.add(5e-324);
+        assert_eq!(u.value(), 1e-323);
+        let mut v = ExactSum::default();
+        v.add(-3.25);
+        assert_eq!(v.value(), -3.25);
+        v.add(0.0);
+        v.add(-0.0);
+        assert_eq!(v.value(), -3.25);
+    }
+
+    #[test]
+    fn exact_sum_does_not_depend_on_grouping() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let xs: Vec<f64> =
+            (0..10_000).map(|_| (rng.random::<f64>() - 0.3) * 10f64.powi(rng.random_range(-30..30))).collect();
+        let mut whole = ExactSum::default();
+        xs.iter().for_each(|&x| whole.add(x));
+        for parts in [2, 3, 7, 64] {
+            let mut merged = ExactSum::default();
+            for p in 0..parts {
+                let mut s = ExactSum::default();
+                xs.iter().skip(p).step_by(parts).rev().for_each(|&x| s.add(x));
+                merged.merge(&s);
+            }
+            assert_eq!(merged, whole, "{parts} parts");
+            assert_eq!(merged.value().to_bits(), whole.value().to_bits());
+        }
+        // The rounded value is within an ulp-scale tolerance of a compensated sum.
+        let naive: f64 = xs.iter().sum();
+        assert!((whole.value() - naive).abs() <= 1e-12 * xs.iter().map(|x| x.abs()).sum::<f64>());
+    }
+
+    #[test]
+    fn exact_sum_value_is_accurate() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for _ in 0..1000 {
+            let x = rng.random::<f64>() * 1e6;
+            let y = rng.random::<f64>();
+            let mut s = ExactSum::default();
+            s.add(x);
+            s.add(y);
+            let exact = x + y; // correctly rounded by IEEE
+            assert!((s.value() - exact).abs() <= exact * f64::EPSILON, "{x} + {y}");
+        }
+    }
+
+    #[test]
+    fn moments_match_textbook() {
+        let mut m = Moments::default();
+        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            m.add(x);
+        }
+        let e = m.estimate();
+        assert_eq!(e.mean, 5.0);
+        assert!((e.sd - (32.0_f64 / 7.0).sqrt()).abs() < 1e-14);
+        // t_{7, 0.975} = 2.364624...
+        assert!((e.half_width / e.se - 2.364_624_251_6).abs() < 1e-8);
+    }
+
+    #[test]
+    fn t_quantiles() {
+        assert!((t_975(1) - 12.706_204_736).abs() < 1e-6);
+        assert!((t_975(29) - 2.045_229_642).abs() < 1e-8);
+        assert!((t_975(1_000_000) - 1.959_966_356_814).abs() < 1e-9);
+        // The expansion takes over seamlessly from statrs.
+        assert!((t_975(T_EXPANSION_DF) - 1.962_339_080_8).abs() < 1e-9);
+        assert!((t_975(T_EXPANSION_DF + 1) - t_975(T_EXPANSION_DF)).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,3 @@
+//! The integration tests, one binary (link time): each module is one capability.
+
+mod suite;

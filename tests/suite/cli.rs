@@ -1,0 +1,88 @@
+//! Issue acceptance 1: `ckptsim run` on the Young–Daly example prints the table and writes
+//! CSV and JSON with the contract's columns.
+
+use super::ckptsim;
+use std::fs;
+
+/// The columns the output contract requires (DESIGN.md, "Output contract"), besides the
+/// swept keys.
+const CONTRACT_COLUMNS: [&str; 23] = [
+    "point",
+    "interval_s",
+    "checkpoint_s",
+    "restart_s",
+    "downtime_s",
+    "mtbf_s",
+    "work_s",
+    "replications",
+    "overhead_mean",
+    "overhead_ci_low",
+    "overhead_ci_high",
+    "overhead_sd",
+    "waste_mean",
+    "wall_mean_s",
+    "wall_p50_s",
+    "wall_p95_s",
+    "wall_p99_s",
+    "failures_mean",
+    "checkpoints_mean",
+    "model",
+    "model_overhead",
+    "job.checkpoint",
+    "policy.factor",
+];
+
+#[test]
+fn run_prints_the_table_and_writes_csv_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("nested/out");
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "300", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(table.contains("overhead mean ± 95% CI"), "{table}");
+    assert!(table.contains("job.checkpoint") && table.contains("policy.factor"), "{table}");
+    assert_eq!(
+        table.lines().filter(|l| l.contains(" ± ") && !l.contains("CI")).count(),
+        15,
+        "one table row per sweep point:\n{table}"
+    );
+
+    let csv = fs::read_to_string(out.join("young-daly.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for c in CONTRACT_COLUMNS {
+        assert!(header.contains(&c), "CSV lacks column {c}: {header:?}");
+    }
+    assert_eq!(lines.count(), 15, "one row per sweep point");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("young-daly.json")).unwrap()).unwrap();
+    assert_eq!(json["scenario"], "young-daly");
+    assert_eq!(json["seed"], 42);
+    assert_eq!(json["replications"], 300);
+    assert!(json["version"].is_string());
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 15);
+    for c in CONTRACT_COLUMNS {
+        assert!(points[0].get(c).is_some(), "JSON point lacks {c}");
+    }
+    assert_eq!(points[0]["model"], "exact-exponential");
+    assert!(points[0]["model_overhead"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn progress_bar_is_hidden_when_stderr_is_not_a_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "50", "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(o.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn json_format_on_stdout_matches_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let o = ckptsim(&["run", "scenarios/daly-2006.toml", "--reps", "20", "--out", dir, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.stdout, fs::read(tmp.path().join("daly-2006.json")).unwrap());
+}

@@ -1,0 +1,86 @@
+//! The failure-driven fast path and the per-segment general path give the same result on
+//! the same stream, over many random streams and parameter sets.
+
+use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits};
+use ckptsim::failure::{ExponentialStream, ListStream};
+use ckptsim::policy::{ChunkLayout, Periodic};
+use ckptsim::runner::stream_rng;
+use rand::{RngExt, SeedableRng};
+
+/// Parameter sets drawn.
+const PARAMETER_SETS: u64 = 300;
+/// Streams per parameter set.
+const STREAMS: u64 = 40;
+/// Wall times may differ by this relative amount: the fast path computes chunk ends by
+/// multiplication, the general path by repeated addition.
+const WALL_RTOL: f64 = 1e-9;
+
+fn random_job(rng: &mut rand_pcg::Pcg64Mcg) -> (Job, f64, f64) {
+    let mtbf_s = 10f64.powf(rng.random_range(1.0..4.0));
+    let pick =
+        |rng: &mut rand_pcg::Pcg64Mcg| if rng.random::<bool>() { Exposure::CanFail } else { Exposure::CannotFail };
+    let job = Job {
+        work_s: mtbf_s * 10f64.powf(rng.random_range(-1.0..1.0)),
+        checkpoint_s: if rng.random_range(0..5) == 0 { 0.0 } else { mtbf_s * 10f64.powf(rng.random_range(-3.0..-0.5)) },
+        restart_s: if rng.random_range(0..5) == 0 { 0.0 } else { mtbf_s * 10f64.powf(rng.random_range(-3.0..-0.3)) },
+        downtime_s: if rng.random::<bool>() { 0.0 } else { mtbf_s * rng.random_range(0.0..0.5) },
+        final_checkpoint: if rng.random::<bool>() { FinalCheckpoint::Written } else { FinalCheckpoint::Skipped },
+        checkpoint_exposure: pick(rng),
+        restart_exposure: pick(rng),
+    };
+    let interval_s = match rng.random_range(0..10) {
+        // No checkpoint at all only where the job can still finish: e^(W/M) attempts.
+        0 if job.work_s < 3.0 * mtbf_s => f64::INFINITY,
+        1 => job.work_s / rng.random_range(1..6) as f64, // divides the work
+        _ => mtbf_s * 10f64.powf(rng.random_range(-2.0..0.3)),
+    };
+    (job, interval_s, mtbf_s)
+}
+
+#[test]
+fn fast_and_general_paths_agree_on_random_streams() {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2024);
+    let mut failures = 0;
+    for set in 0..PARAMETER_SETS {
+        let (job, interval_s, mtbf_s) = random_job(&mut rng);
+        let layout = ChunkLayout::new(job.work_s, interval_s);
+        for s in 0..STREAMS {
+            let stream = ExponentialStream::new(mtbf_s, stream_rng(set, s, 0));
+            let fast = engine::play_periodic(&job, &layout, &mut stream.clone(), Limits::default());
+            let slow = engine::play(&job, &Periodic { layout }, &mut stream.clone(), Limits::default());
+            let ctx = format!("set {set} stream {s}: {job:?} T = {interval_s}, M = {mtbf_s}");
+            let (fast, slow) =
+                (fast.unwrap_or_else(|e| panic!("{ctx}: {e}")), slow.unwrap_or_else(|e| panic!("{ctx}: {e}")));
+            assert!((fast.wall_s - slow.wall_s).abs() <= WALL_RTOL * slow.wall_s, "{ctx}: {fast:?} vs {slow:?}");
+            assert_eq!(
+                (fast.failures, fast.failures_during_checkpoint, fast.failed_restarts, fast.ignored_failures),
+                (slow.failures, slow.failures_during_checkpoint, slow.failed_restarts, slow.ignored_failures),
+                "{ctx}"
+            );
+            assert_eq!((fast.checkpoints, fast.restarts), (slow.checkpoints, slow.restarts), "{ctx}");
+            failures += fast.failures;
+        }
+    }
+    // The parameter sets must exercise failures, not only clean runs.
+    assert!(failures > PARAMETER_SETS * STREAMS, "only {failures} failures in all");
+}
+
+#[test]
+fn failure_exactly_at_a_boundary_is_treated_alike() {
+    // Failures exactly at chunk and write boundaries (a ≤ f < b strikes [a, b)).
+    let job = Job {
+        work_s: 10.0,
+        checkpoint_s: 1.0,
+        restart_s: 2.0,
+        downtime_s: 1.0,
+        final_checkpoint: FinalCheckpoint::Written,
+        checkpoint_exposure: Exposure::CanFail,
+        restart_exposure: Exposure::CanFail,
+    };
+    let layout = ChunkLayout::new(job.work_s, 4.0);
+    for times in [vec![4.0], vec![5.0], vec![13.0], vec![4.0, 5.0], vec![4.0, 7.0], vec![9.0, 12.0, 14.0]] {
+        let fast = engine::play_periodic(&job, &layout, &mut ListStream::new(times.clone()), Limits::default());
+        let slow = engine::play(&job, &Periodic { layout }, &mut ListStream::new(times.clone()), Limits::default());
+        assert_eq!(fast.unwrap(), slow.unwrap(), "{times:?}");
+    }
+}

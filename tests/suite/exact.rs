@@ -1,0 +1,83 @@
+//! Issue acceptance 2: with exponential failures the simulated mean overhead is within
+//! 4 SE of the exact finite-work value (MODELS.md §1) at every point of both example
+//! scenarios, in all four checkpoint/restart switch combinations, and with downtime.
+
+use super::{load, simulate};
+use ckptsim::analytic;
+use ckptsim::scenario::Scenario;
+
+/// |simulated − exact| must stay below this many standard errors.
+const Z_MAX: f64 = 4.0;
+
+/// The four combinations of `failures_during_checkpoint` and `failures_during_restart`.
+const SWITCHES: [(&str, &str); 4] = [
+    ("job.failures_during_checkpoint=true", "job.failures_during_restart=true"),
+    ("job.failures_during_checkpoint=true", "job.failures_during_restart=false"),
+    ("job.failures_during_checkpoint=false", "job.failures_during_restart=true"),
+    ("job.failures_during_checkpoint=false", "job.failures_during_restart=false"),
+];
+
+/// The z-score of every point against the exact finite-work overhead of `model_of`.
+fn z_scores(sc: &Scenario, reps: u64, model_of: impl Fn(&ckptsim::scenario::Point) -> f64) -> Vec<f64> {
+    let result = simulate(sc, reps, sc.run.seed);
+    sc.points
+        .iter()
+        .zip(&result.summaries)
+        .map(|(p, s)| {
+            let e = s.overhead.estimate();
+            (e.mean - model_of(p)) / e.se
+        })
+        .collect()
+}
+
+fn exact(p: &ckptsim::scenario::Point) -> f64 {
+    analytic::finite_work_overhead(&p.job, p.interval_s, p.law.mtbf_s())
+}
+
+fn assert_exact(rel: &str, reps: u64, extra: &[&str]) {
+    for (ckpt, restart) in SWITCHES {
+        let mut sets = vec![ckpt, restart];
+        sets.extend_from_slice(extra);
+        let sc = load(rel, &sets);
+        for (p, z) in sc.points.iter().zip(z_scores(&sc, reps, exact)) {
+            assert!(z.abs() < Z_MAX, "{rel} {sets:?} point {} {:?}: z = {z:.2}", p.index, p.labels);
+        }
+    }
+}
+
+#[test]
+fn young_daly_example_matches_exact_in_every_switch_combination() {
+    assert_exact("scenarios/young-daly.toml", 2000, &[]);
+}
+
+#[test]
+fn young_daly_example_matches_exact_with_downtime() {
+    assert_exact("scenarios/young-daly.toml", 2000, &["job.downtime=5 min"]);
+}
+
+#[test]
+fn daly_2006_matches_exact_in_every_switch_combination() {
+    assert_exact("scenarios/daly-2006.toml", 400, &[]);
+}
+
+#[test]
+fn daly_2006_matches_exact_with_downtime_and_no_final_checkpoint() {
+    assert_exact("scenarios/daly-2006.toml", 400, &["job.downtime=90 s", "job.final_checkpoint=false"]);
+}
+
+/// The comparison has power: the closed form of the wrong switch is rejected.
+#[test]
+fn the_wrong_closed_form_is_rejected() {
+    let sc = load(
+        "scenarios/young-daly.toml",
+        &["job.failures_during_checkpoint=false", "job.failures_during_restart=true"],
+    );
+    let wrong = |p: &ckptsim::scenario::Point| {
+        let mut job = p.job.clone();
+        job.checkpoint_exposure = ckptsim::engine::Exposure::CanFail;
+        analytic::finite_work_overhead(&job, p.interval_s, p.law.mtbf_s())
+    };
+    let rejected = z_scores(&sc, 2000, wrong).iter().filter(|z| z.abs() >= Z_MAX).count();
+    // Points with a 10 min checkpoint differ by far more than 4 SE.
+    assert!(rejected >= 5, "only {rejected} points rejected the wrong model");
+}
