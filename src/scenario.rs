@@ -298,6 +298,10 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
             return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
         };
         for (key, values) in sweep {
+            // A `--set` of a swept key fixes it: the user asked for that one value.
+            if set_origins.contains_key(&key) {
+                continue;
+            }
             let at = ["sweep", key.as_str()];
             let toml::Value::Array(values) = values else {
                 return Err(spans.key_error(

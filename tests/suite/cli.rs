@@ -86,3 +86,11 @@ fn json_format_on_stdout_matches_the_file() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(o.stdout, fs::read(tmp.path().join("daly-2006.json")).unwrap());
 }
+
+#[test]
+fn set_on_a_swept_key_fixes_it() {
+    let sc = super::load("scenarios/young-daly.toml", &["job.checkpoint=300 s"]);
+    assert_eq!(sc.axes.len(), 1, "the job.checkpoint axis is dropped");
+    assert_eq!(sc.points.len(), 5);
+    assert!(sc.points.iter().all(|p| p.job.checkpoint_s == 300.0));
+}
