@@ -111,30 +111,61 @@ pub fn json(scenario: &Scenario, result: &RunResult) -> String {
     text
 }
 
-/// A duration for people: `45 s`, `12.5 min`, `3.10 h`, `2.00 d`.
+/// The unit that reads best for durations around `typical_s` (s): its name and length (s).
+pub fn duration_unit(typical_s: f64) -> (&'static str, f64) {
+    if !typical_s.is_finite() || typical_s < 120.0 {
+        ("s", 1.0)
+    } else if typical_s < 7200.0 {
+        ("min", 60.0)
+    } else if typical_s < 345_600.0 {
+        ("h", 3600.0)
+    } else {
+        ("d", 86_400.0)
+    }
+}
+
+/// A duration for people: `45.000 s`, `12.50 min`, `3.100 h`, `2.000 d`; `∞` when infinite.
 pub fn human_duration(s: f64) -> String {
     if !s.is_finite() {
-        "∞".into()
-    } else if s < 120.0 {
-        format!("{s:.3} s")
-    } else if s < 7200.0 {
-        format!("{:.2} min", s / 60.0)
-    } else if s < 345_600.0 {
-        format!("{:.3} h", s / 3600.0)
-    } else {
-        format!("{:.3} d", s / 86_400.0)
+        return "∞".into();
     }
+    let (unit, scale) = duration_unit(s);
+    format!("{} {unit}", three_decimals(s / scale))
+}
+
+fn three_decimals(x: f64) -> String {
+    if !x.is_finite() { "∞".into() } else { format!("{x:.3}") }
+}
+
+/// A column of durations in one unit, chosen from the column's median finite value, so
+/// the column reads down without unit changes.
+fn duration_column(values_s: &[f64]) -> (String, Vec<String>) {
+    let mut finite: Vec<f64> = values_s.iter().copied().filter(|v| v.is_finite()).collect();
+    finite.sort_by(f64::total_cmp);
+    let typical = finite.get(finite.len() / 2).copied().unwrap_or(1.0);
+    let (unit, scale) = duration_unit(typical);
+    (unit.to_string(), values_s.iter().map(|v| three_decimals(v / scale)).collect())
 }
 
 /// The terminal table of a run, in the spirit of hyperfine's summary.
 pub fn table(scenario: &Scenario, result: &RunResult) -> String {
+    let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
+    let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
+    let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
+    let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
     let mut header: Vec<String> = vec!["point".into()];
     header.extend(scenario.axes.iter().map(|a| a.key.clone()));
-    header.extend(
-        ["interval", "overhead mean ± 95% CI", "model", "z", "wall p50", "wall p95", "failures"].map(String::from),
-    );
+    header.extend([
+        format!("interval ({interval_unit})"),
+        "overhead mean ± 95% CI".into(),
+        "model".into(),
+        "z".into(),
+        format!("wall p50 ({p50_unit})"),
+        format!("wall p95 ({p95_unit})"),
+        "failures".into(),
+    ]);
     let mut rows = vec![header];
-    for (p, s) in scenario.points.iter().zip(&result.summaries) {
+    for (i, (p, s)) in pairs.iter().enumerate() {
         let o = s.overhead.estimate();
         let mut row = vec![p.index.to_string()];
         row.extend(p.labels.iter().cloned());
@@ -143,12 +174,12 @@ pub fn table(scenario: &Scenario, result: &RunResult) -> String {
             None => (String::new(), String::new()),
         };
         row.extend([
-            human_duration(p.interval_s),
+            intervals[i].clone(),
             format!("{:.5} ± {:.5}", o.mean, o.half_width),
             model,
             z,
-            human_duration(s.wall_quantile_s(0.5)),
-            human_duration(s.wall_quantile_s(0.95)),
+            p50s[i].clone(),
+            p95s[i].clone(),
             format!("{:.2}", s.per_replication(s.totals.failures)),
         ]);
         rows.push(row);
