@@ -73,7 +73,7 @@ pub fn optimal_interval_s(checkpoint_s: f64, mtbf_s: f64) -> f64 {
 /// `E[segment] = K(e^{a/M} − 1) + b` (Daly 2006; Bougeret et al. 2011 with downtime, MODELS.md
 /// §1): `K = (M + D)·e^{R/M}` when `job.restart_exposure` is [`Exposure::CanFail`] (a struck
 /// restart starts over after another downtime), else `K = M + D + R`. `mtbf_s` = M (s).
-/// K = M + E[V], with V the duration of one recovery.
+/// `K = M + E[V]`, with V the duration of one recovery.
 pub fn recovery_constant_s(job: &Job, mtbf_s: f64) -> f64 {
     match job.restart_exposure {
         Exposure::CanFail => (mtbf_s + job.downtime_s) * (job.restart_s / mtbf_s).exp(),
@@ -235,11 +235,12 @@ pub fn efficiency(job: &Job, interval_s: f64, mtbf_s: f64) -> f64 {
     1.0 / (1.0 + infinite_work_overhead(job, interval_s, mtbf_s))
 }
 
-/// Below this ratio (δ/M or δ/K) the optimum's three-term series is exact in double precision
-/// (the next term is O(ratio²) relative), and Newton's method would work near underflow.
+/// Below this ratio (δ/M or δ/K) the optimum's leading series terms are exact in double
+/// precision (the first omitted one is below 1e-29 relative), and Newton's method is kept away
+/// from underflow.
 const TINY_RATIO: f64 = 1e-30;
 
-/// Beyond this δ/M the root `x = 1 − e^{−y}`, y > a + 1 − 1e-17, is within e^{−41} of 1 and
+/// Beyond this δ/M the root `x = 1 − e^{−y}` (y ≈ a + 1) is within e^{−41} ≈ 2e-18 of 1: it
 /// rounds to 1.
 const SATURATED_RATIO: f64 = 40.0;
 
@@ -469,7 +470,7 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
-    /// Relative error allowed against 50-digit references: a few units in the last place.
+    /// Relative error allowed against 60-digit references: a few units in the last place.
     const ULP_REL_TOL: f64 = 8.0 * f64::EPSILON;
     /// Relative error allowed between two exact evaluations of one quantity by different
     /// (algebraically equal) double-precision routes.
@@ -535,7 +536,7 @@ mod tests {
     fn young_and_daly_forms() {
         assert_eq!(young_interval_s(300.0, 86400.0), 7200.0);
         assert_eq!(daly_low_order_interval_s(300.0, 86400.0), 6900.0);
-        // Branches: M beyond δ = M/2 (low order) and δ = 2M (eq. 37).
+        // Branches: M once δ ≥ M/2 (low order) and once δ ≥ 2M (eq. 37).
         assert_eq!(daly_low_order_interval_s(60.0, 100.0), 100.0);
         assert_eq!(daly_high_order_interval_s(250.0, 100.0), 100.0);
         // Eq. 37 at δ/2M = 1/4: √(2δM)(1 + 1/6 + 1/36) − δ with δ = M/2, √(2δM) = M.
