@@ -47,7 +47,7 @@ use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
 use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, Record};
-use ckptsim::failure::{FailureLaw, Stream};
+use ckptsim::failure::{FailureModel, Stream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner;
 use ckptsim::scenario::{self, Scenario};
@@ -77,7 +77,7 @@ fn main() {
 /// The benchmark point: the job, its failure law and Young's interval.
 struct BenchPoint {
     job: Job,
-    law: FailureLaw,
+    law: FailureModel,
     young_s: f64,
 }
 
@@ -93,22 +93,26 @@ impl BenchPoint {
             restart_exposure: Exposure::CanFail,
         };
         let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
-        BenchPoint { job, law: FailureLaw::Exponential { mtbf_s: MTBF_S }, young_s }
+        BenchPoint { job, law: FailureModel::Poisson { mtbf_s: MTBF_S }, young_s }
     }
 
     /// Asserts that `scenario` holds this point (so [`runner::replicate`] can check the loop).
     fn find_in<'a>(&self, scenario: &'a Scenario) -> &'a scenario::Point {
         let point = scenario.points.iter().find(|p| p.job == self.job && p.factor == 1.0);
         let point = point.unwrap_or_else(|| panic!("{SCENARIO} has no point with factor 1 and job {:?}", self.job));
-        assert_eq!((&point.law, point.interval_s), (&self.law, self.young_s), "{SCENARIO} moved the benchmark point");
+        assert_eq!(
+            (&point.failures, point.interval_s),
+            (&self.law, self.young_s),
+            "{SCENARIO} moved the benchmark point"
+        );
         point
     }
 }
 
 /// One replication, as the runner plays it: a fresh stream from (seed, rep), then `play`.
 #[inline]
-fn replicate(law: &FailureLaw, rep: u64, play: &impl Fn(&mut Stream) -> Result<Record, EngineError>) -> Record {
-    let mut stream = law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM));
+fn replicate(law: &FailureModel, rep: u64, play: &impl Fn(&mut Stream) -> Result<Record, EngineError>) -> Record {
+    let mut stream = law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM), 0.0);
     play(&mut stream).expect("the benchmark point finishes")
 }
 
@@ -167,7 +171,7 @@ struct Work {
 
 /// Plays replications `reps` `passes` times over; returns the work done.
 fn play_reps(
-    law: &FailureLaw,
+    law: &FailureModel,
     reps: Range<u64>,
     passes: u64,
     play: &impl Fn(&mut Stream) -> Result<Record, EngineError>,

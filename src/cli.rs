@@ -199,12 +199,12 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         bar.finish_and_clear();
         let result = result.with_context(|| format!("running {}", sc.path.display()))?;
         let (csv_path, json_path) = report::output_paths(&args.out, sc);
-        let csv = report::csv(sc, &result);
-        let json = report::json(sc, &result);
+        let rep = report::Report::new(sc, &result);
+        let (csv, json) = (rep.csv(), rep.json());
         report::write_atomic(&csv_path, csv.as_bytes())?;
         report::write_atomic(&json_path, json.as_bytes())?;
         let shown = match args.format {
-            Format::Table => report::table(sc, &result),
+            Format::Table => rep.table(),
             Format::Csv => csv,
             Format::Json => json,
         };

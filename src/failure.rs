@@ -4,8 +4,14 @@
 //! (DESIGN.md, "the one idea the architecture rests on"). Streams are independent of the
 //! job's policy, so every sweep point of one replication can replay the same stream.
 
+pub mod law;
+pub mod platform;
+
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;
+
+pub use law::Law;
+pub use platform::{CohortStream, JobRenewalStream, NodeClass, NodeHeapStream, Start};
 
 /// What a failure takes down. Only whole-job failures exist today; node, rack, switch,
 /// power and system scopes arrive with platforms and topologies, so that multilevel
@@ -34,39 +40,129 @@ pub trait FailureStream {
     fn next_failure(&mut self) -> Failure;
 }
 
-/// The failure law of the job's stream, as the scenario gives it.
+/// How failures renew (DESIGN.md, "node renewal").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Renewal {
+    /// The whole job's failure law restarts at each failure (once the repair ends).
+    Job,
+    /// Only the failed node is replaced (new); the others keep ageing.
+    Node,
+}
+
+/// How a per-node platform is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sampler {
+    /// Cohort sampling: one inversion per failure, whatever the node count.
+    Cohort,
+    /// Every node on a heap: the reference implementation, O(nodes) per replication.
+    PerNode,
+}
+
+/// The machine's failure model for one sweep point: which stream a replication draws.
 #[derive(Debug, Clone, PartialEq)]
-pub enum FailureLaw {
-    /// Poisson failures with mean time between failures `mtbf_s` (s): exponential
-    /// inter-arrival times, the assumption of Young (1974) and Daly (2006).
-    Exponential {
+pub enum FailureModel {
+    /// Poisson failures with the job's MTBF `mtbf_s` (s): the assumption of Young (1974)
+    /// and Daly (2006). Any exponential model, job- or node-level, is this one.
+    Poisson {
         /// The job's mean time between failures, M (s). Finite and > 0.
         mtbf_s: f64,
     },
+    /// Job-level renewal: the job's lifetimes are iid from `law` (mean = the job's MTBF).
+    JobRenewal {
+        /// The job's lifetime law.
+        law: Law,
+        /// Whether the first lifetime is new or a stationary residual life.
+        start: Start,
+    },
+    /// Per-node renewal over the job's nodes, in classes with their own laws.
+    Platform {
+        /// The node classes (counts and per-node laws).
+        classes: Vec<NodeClass>,
+        /// Node ages at the start.
+        start: Start,
+        /// How the superposition is sampled.
+        sampler: Sampler,
+    },
 }
 
-impl FailureLaw {
-    /// The job's mean time between failures (s).
+impl FailureModel {
+    /// The job's mean time between failures (s): for a platform in equilibrium, the
+    /// inverse of the summed node rates, 1/Σ(nᵢ/μᵢ).
     pub fn mtbf_s(&self) -> f64 {
         match self {
-            FailureLaw::Exponential { mtbf_s } => *mtbf_s,
+            FailureModel::Poisson { mtbf_s } => *mtbf_s,
+            FailureModel::JobRenewal { law, .. } => law.mean_s(),
+            FailureModel::Platform { classes, .. } => {
+                1.0 / classes.iter().map(|c| c.nodes as f64 / c.law.mean_s()).sum::<f64>()
+            }
         }
     }
 
-    /// The stream this law generates, drawing from `rng` (the replication's failure
-    /// sub-stream). Two calls with RNGs in the same state give identical streams.
-    pub fn stream(&self, rng: Pcg64Mcg) -> Stream {
+    /// The model in a few words, for reports: `poisson`, `job-renewal weibull(shape 0.7)
+    /// fresh`, `nodes 1024×weibull(shape 0.7) stationary`.
+    pub fn describe(&self) -> String {
+        let start = |s: &Start| match s {
+            Start::Fresh => "fresh",
+            Start::Stationary => "stationary",
+        };
         match self {
-            FailureLaw::Exponential { mtbf_s } => Stream::Exponential(ExponentialStream::new(*mtbf_s, rng)),
+            FailureModel::Poisson { .. } => "poisson".into(),
+            FailureModel::JobRenewal { law, start: s } => format!("job-renewal {} {}", law.describe(), start(s)),
+            FailureModel::Platform { classes, start: s, sampler } => {
+                let parts: Vec<String> = classes.iter().map(|c| format!("{}×{}", c.nodes, c.law.describe())).collect();
+                let how = match sampler {
+                    Sampler::Cohort => "",
+                    Sampler::PerNode => " per-node",
+                };
+                format!("nodes {} {}{how}", parts.join("+"), start(s))
+            }
+        }
+    }
+
+    /// Whether every failure time is exponential, so the job's stream is Poisson.
+    pub fn is_poisson(&self) -> bool {
+        match self {
+            FailureModel::Poisson { .. } => true,
+            FailureModel::JobRenewal { law, .. } => law.is_exponential(),
+            FailureModel::Platform { classes, .. } => classes.iter().all(|c| c.law.is_exponential()),
+        }
+    }
+
+    /// The stream of one replication, drawing from `rng` (its failure sub-stream); with
+    /// repairs of `downtime_s` (s) for job-level renewal. Two calls with RNGs in the same
+    /// state give identical streams.
+    pub fn stream(&self, rng: Pcg64Mcg, downtime_s: f64) -> Stream {
+        match self {
+            FailureModel::Poisson { mtbf_s } => Stream::Exponential(ExponentialStream::new(*mtbf_s, rng)),
+            FailureModel::JobRenewal { law, start } => {
+                Stream::JobRenewal(JobRenewalStream::new(law.clone(), *start, downtime_s, rng))
+            }
+            FailureModel::Platform { classes, start, sampler: Sampler::Cohort } => {
+                if self.is_poisson() {
+                    // A superposition of Poisson processes is Poisson.
+                    Stream::Exponential(ExponentialStream::new(self.mtbf_s(), rng))
+                } else {
+                    Stream::Cohort(CohortStream::new(classes.clone(), *start, rng))
+                }
+            }
+            FailureModel::Platform { classes, start, sampler: Sampler::PerNode } => {
+                Stream::NodeHeap(NodeHeapStream::new(classes.clone(), *start, rng))
+            }
         }
     }
 }
 
-/// A concrete stream of any law, as an enum so the engine's hot loop is monomorphic.
+/// A concrete stream of any model, as an enum so the engine's hot loop is monomorphic.
 #[derive(Debug, Clone)]
 pub enum Stream {
     /// Poisson failures.
     Exponential(ExponentialStream),
+    /// Job-level renewal.
+    JobRenewal(JobRenewalStream),
+    /// Per-node renewal by cohorts.
+    Cohort(CohortStream),
+    /// Per-node renewal node by node.
+    NodeHeap(NodeHeapStream),
 }
 
 impl FailureStream for Stream {
@@ -74,6 +170,9 @@ impl FailureStream for Stream {
     fn next_failure(&mut self) -> Failure {
         match self {
             Stream::Exponential(s) => s.next_failure(),
+            Stream::JobRenewal(s) => s.next_failure(),
+            Stream::Cohort(s) => s.next_failure(),
+            Stream::NodeHeap(s) => s.next_failure(),
         }
     }
 }

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::analytic;
+use crate::engine::Exposure;
 use crate::error::{Error, Result};
-use crate::failure::FailureLaw;
+use crate::failure::{FailureModel, Start};
 use crate::runner::RunResult;
 use crate::scenario::{Point, Scenario};
 use crate::stats::Summary;
@@ -17,59 +18,207 @@ use crate::stats::Summary;
 /// finite-work expectation (Daly 2006; Bougeret et al. 2011 with downtime; MODELS.md §1).
 pub const EXACT_EXPONENTIAL: &str = "exact-exponential";
 
-/// The closed-form overhead that applies exactly to `point`, with its name.
+/// The name of the exact finite-work renewal-reward value for job-level renewal of any law
+/// (MODELS.md §2).
+pub const RENEWAL_REWARD: &str = "renewal-reward";
+
+/// The closed-form overhead that applies exactly to `point`, with its name: the exact
+/// exponential value for Poisson streams, the renewal-reward recursion for job-level
+/// renewal started new with both phases exposed; none otherwise.
 pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
-    match point.law {
-        FailureLaw::Exponential { mtbf_s } => {
-            Some((EXACT_EXPONENTIAL, analytic::finite_work_overhead(&point.job, point.interval_s, mtbf_s)))
+    let job = &point.job;
+    if point.failures.is_poisson() {
+        let m = point.failures.mtbf_s();
+        return Some((EXACT_EXPONENTIAL, analytic::finite_work_overhead(job, point.interval_s, m)));
+    }
+    match &point.failures {
+        FailureModel::JobRenewal { law, start: Start::Fresh }
+            if job.checkpoint_exposure == Exposure::CanFail && job.restart_exposure == Exposure::CanFail =>
+        {
+            Some((RENEWAL_REWARD, analytic::renewal::finite_work_overhead(job, point.interval_s, law)))
         }
+        _ => None,
     }
 }
 
+/// What Poisson failures at the point's job MTBF would give (the exact exponential
+/// finite-work overhead): the reference that Young and Daly assume.
+pub fn poisson_overhead(point: &Point) -> f64 {
+    analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s())
+}
+
+/// A run's outputs, with each point's closed forms computed once.
+#[derive(Debug, Clone)]
+pub struct Report<'a> {
+    scenario: &'a Scenario,
+    result: &'a RunResult,
+    models: Vec<Option<(&'static str, f64)>>,
+    poisson: Vec<f64>,
+}
+
+impl<'a> Report<'a> {
+    /// The report of `result`, a run of `scenario`.
+    pub fn new(scenario: &'a Scenario, result: &'a RunResult) -> Self {
+        let models = scenario.points.iter().map(model_overhead).collect();
+        let poisson = scenario.points.iter().map(poisson_overhead).collect();
+        Report { scenario, result, models, poisson }
+    }
+
+    fn rows(&self) -> impl Iterator<Item = (usize, &'a Point, &'a Summary)> + '_ {
+        self.scenario.points.iter().zip(&self.result.summaries).enumerate().map(|(i, (p, s))| (i, p, s))
+    }
+
+    /// The CSV: a header and one row per sweep point.
+    pub fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(vec![]);
+        for (i, p, s) in self.rows() {
+            let cols = self.columns(i, p, s);
+            if i == 0 {
+                w.write_record(cols.keys()).expect("writing to memory");
+            }
+            w.write_record(cols.values().map(csv_cell)).expect("writing to memory");
+        }
+        String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells")
+    }
+
+    /// The JSON: `scenario`, `version`, `seed`, `replications`, `points`.
+    pub fn json(&self) -> String {
+        let points: Vec<Value> = self.rows().map(|(i, p, s)| Value::Object(self.columns(i, p, s))).collect();
+        let doc = json!({
+            "scenario": self.scenario.name,
+            "description": self.scenario.description,
+            "version": env!("CARGO_PKG_VERSION"),
+            "seed": self.result.seed,
+            "replications": self.result.replications,
+            "points": points,
+        });
+        let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
+        text.push('\n');
+        text
+    }
+
+    /// The output columns of one point, in contract order, as JSON values (numbers, strings or
+    /// null). The CSV writes the same columns in the same order.
+    fn columns(&self, i: usize, point: &Point, s: &Summary) -> Map<String, Value> {
+        let scenario = self.scenario;
+        let o = s.overhead.estimate();
+        let mut m = Map::new();
+        m.insert("point".into(), json!(point.index));
+        for (axis, label) in scenario.axes.iter().zip(&point.labels) {
+            m.insert(axis.key.clone(), json!(label));
+        }
+        let j = &point.job;
+        m.insert("interval_s".into(), finite_or_null(point.interval_s));
+        m.insert("checkpoint_s".into(), json!(j.checkpoint_s));
+        m.insert("restart_s".into(), json!(j.restart_s));
+        m.insert("downtime_s".into(), json!(j.downtime_s));
+        m.insert("mtbf_s".into(), json!(point.failures.mtbf_s()));
+        m.insert("work_s".into(), json!(j.work_s));
+        m.insert("replications".into(), json!(s.replications()));
+        m.insert("overhead_mean".into(), finite_or_null(o.mean));
+        m.insert("overhead_ci_low".into(), finite_or_null(o.ci_low()));
+        m.insert("overhead_ci_high".into(), finite_or_null(o.ci_high()));
+        m.insert("overhead_sd".into(), finite_or_null(o.sd));
+        m.insert("waste_mean".into(), finite_or_null(s.waste.estimate().mean));
+        m.insert("wall_mean_s".into(), finite_or_null(s.wall_s.estimate().mean));
+        m.insert("wall_p50_s".into(), json!(s.wall_quantile_s(0.50)));
+        m.insert("wall_p95_s".into(), json!(s.wall_quantile_s(0.95)));
+        m.insert("wall_p99_s".into(), json!(s.wall_quantile_s(0.99)));
+        let t = &s.totals;
+        m.insert("failures_mean".into(), json!(s.per_replication(t.failures)));
+        m.insert("checkpoints_mean".into(), json!(s.per_replication(t.checkpoints)));
+        let model = self.models[i];
+        m.insert("model".into(), json!(model.map_or("", |(name, _)| name)));
+        m.insert("model_overhead".into(), model.map_or(Value::Null, |(_, v)| finite_or_null(v)));
+        m.insert("model_z".into(), model.map_or(Value::Null, |(_, v)| finite_or_null((o.mean - v) / o.se)));
+        m.insert("interval_rule".into(), json!(point.rule.name()));
+        m.insert("factor".into(), json!(point.factor));
+        m.insert("failures_during_checkpoint_mean".into(), json!(s.per_replication(t.failures_during_checkpoint)));
+        m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
+        m.insert("restarts_mean".into(), json!(s.per_replication(t.restarts)));
+        m.insert("ignored_failures_mean".into(), json!(s.per_replication(t.ignored_failures)));
+        m.insert("failure_model".into(), json!(point.failures.describe()));
+        m.insert("nodes".into(), json!(point.nodes));
+        m.insert("poisson_overhead".into(), finite_or_null(self.poisson[i]));
+        m
+    }
+
+    /// The terminal table of a run, in the spirit of hyperfine's summary.
+    pub fn table(&self) -> String {
+        let (scenario, result) = (self.scenario, self.result);
+        let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
+        let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
+        let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
+        let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
+        let mut header: Vec<String> = vec!["point".into()];
+        header.extend(scenario.axes.iter().map(|a| a.key.clone()));
+        header.extend([
+            format!("interval ({interval_unit})"),
+            "overhead mean ± 95% CI".into(),
+            "model".into(),
+            "z".into(),
+            format!("wall p50 ({p50_unit})"),
+            format!("wall p95 ({p95_unit})"),
+            "failures".into(),
+        ]);
+        let mut rows = vec![header];
+        for (i, (p, s)) in pairs.iter().enumerate() {
+            let o = s.overhead.estimate();
+            let mut row = vec![p.index.to_string()];
+            row.extend(p.labels.iter().cloned());
+            let (model, z) = match self.models[i] {
+                Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
+                None => (String::new(), String::new()),
+            };
+            row.extend([
+                intervals[i].clone(),
+                format!("{:.5} ± {:.5}", o.mean, o.half_width),
+                model,
+                z,
+                p50s[i].clone(),
+                p95s[i].clone(),
+                format!("{:.2}", s.per_replication(s.totals.failures)),
+            ]);
+            rows.push(row);
+        }
+        let widths: Vec<usize> =
+            (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let mut out = scenario.name.clone();
+        if let Some(d) = &scenario.description {
+            out.push_str(&format!(": {d}"));
+        }
+        out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
+        for (i, r) in rows.iter().enumerate() {
+            let cells: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(c, (cell, w))| {
+                    let pad = w - cell.chars().count();
+                    if c == 0 || c > scenario.axes.len() {
+                        format!("{}{cell}", " ".repeat(pad))
+                    } else {
+                        format!("{cell}{}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            out.push_str("  ");
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+            if i == 0 {
+                out.push_str("  ");
+                out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+                out.push('\n');
+            }
+        }
+        out.push_str(
+            "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
+        );
+        out
+    }
+}
 fn finite_or_null(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
-}
-
-/// The output columns of one point, in contract order, as JSON values (numbers, strings or
-/// null). The CSV writes the same columns in the same order.
-pub fn columns(scenario: &Scenario, point: &Point, s: &Summary) -> Map<String, Value> {
-    let o = s.overhead.estimate();
-    let mut m = Map::new();
-    m.insert("point".into(), json!(point.index));
-    for (axis, label) in scenario.axes.iter().zip(&point.labels) {
-        m.insert(axis.key.clone(), json!(label));
-    }
-    let j = &point.job;
-    m.insert("interval_s".into(), finite_or_null(point.interval_s));
-    m.insert("checkpoint_s".into(), json!(j.checkpoint_s));
-    m.insert("restart_s".into(), json!(j.restart_s));
-    m.insert("downtime_s".into(), json!(j.downtime_s));
-    m.insert("mtbf_s".into(), json!(point.law.mtbf_s()));
-    m.insert("work_s".into(), json!(j.work_s));
-    m.insert("replications".into(), json!(s.replications()));
-    m.insert("overhead_mean".into(), finite_or_null(o.mean));
-    m.insert("overhead_ci_low".into(), finite_or_null(o.ci_low()));
-    m.insert("overhead_ci_high".into(), finite_or_null(o.ci_high()));
-    m.insert("overhead_sd".into(), finite_or_null(o.sd));
-    m.insert("waste_mean".into(), finite_or_null(s.waste.estimate().mean));
-    m.insert("wall_mean_s".into(), finite_or_null(s.wall_s.estimate().mean));
-    m.insert("wall_p50_s".into(), json!(s.wall_quantile_s(0.50)));
-    m.insert("wall_p95_s".into(), json!(s.wall_quantile_s(0.95)));
-    m.insert("wall_p99_s".into(), json!(s.wall_quantile_s(0.99)));
-    let t = &s.totals;
-    m.insert("failures_mean".into(), json!(s.per_replication(t.failures)));
-    m.insert("checkpoints_mean".into(), json!(s.per_replication(t.checkpoints)));
-    let model = model_overhead(point);
-    m.insert("model".into(), json!(model.map_or("", |(name, _)| name)));
-    m.insert("model_overhead".into(), model.map_or(Value::Null, |(_, v)| finite_or_null(v)));
-    m.insert("model_z".into(), model.map_or(Value::Null, |(_, v)| finite_or_null((o.mean - v) / o.se)));
-    m.insert("interval_rule".into(), json!(point.rule.name()));
-    m.insert("factor".into(), json!(point.factor));
-    m.insert("failures_during_checkpoint_mean".into(), json!(s.per_replication(t.failures_during_checkpoint)));
-    m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
-    m.insert("restarts_mean".into(), json!(s.per_replication(t.restarts)));
-    m.insert("ignored_failures_mean".into(), json!(s.per_replication(t.ignored_failures)));
-    m
 }
 
 fn csv_cell(v: &Value) -> String {
@@ -79,36 +228,6 @@ fn csv_cell(v: &Value) -> String {
         Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), |f| f.to_string()),
         other => other.to_string(),
     }
-}
-
-/// The CSV of a run: a header and one row per sweep point.
-pub fn csv(scenario: &Scenario, result: &RunResult) -> String {
-    let mut w = csv::Writer::from_writer(vec![]);
-    for (i, (point, s)) in scenario.points.iter().zip(&result.summaries).enumerate() {
-        let cols = columns(scenario, point, s);
-        if i == 0 {
-            w.write_record(cols.keys()).expect("writing to memory");
-        }
-        w.write_record(cols.values().map(csv_cell)).expect("writing to memory");
-    }
-    String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells")
-}
-
-/// The JSON of a run: `scenario`, `version`, `seed`, `replications`, `points`.
-pub fn json(scenario: &Scenario, result: &RunResult) -> String {
-    let points: Vec<Value> =
-        scenario.points.iter().zip(&result.summaries).map(|(p, s)| Value::Object(columns(scenario, p, s))).collect();
-    let doc = json!({
-        "scenario": scenario.name,
-        "description": scenario.description,
-        "version": env!("CARGO_PKG_VERSION"),
-        "seed": result.seed,
-        "replications": result.replications,
-        "points": points,
-    });
-    let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
-    text.push('\n');
-    text
 }
 
 /// The unit that reads best for durations around `typical_s` (s): its name and length (s).
@@ -145,79 +264,6 @@ fn duration_column(values_s: &[f64]) -> (String, Vec<String>) {
     let typical = finite.get(finite.len() / 2).copied().unwrap_or(1.0);
     let (unit, scale) = duration_unit(typical);
     (unit.to_string(), values_s.iter().map(|v| three_decimals(v / scale)).collect())
-}
-
-/// The terminal table of a run, in the spirit of hyperfine's summary.
-pub fn table(scenario: &Scenario, result: &RunResult) -> String {
-    let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
-    let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
-    let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
-    let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
-    let mut header: Vec<String> = vec!["point".into()];
-    header.extend(scenario.axes.iter().map(|a| a.key.clone()));
-    header.extend([
-        format!("interval ({interval_unit})"),
-        "overhead mean ± 95% CI".into(),
-        "model".into(),
-        "z".into(),
-        format!("wall p50 ({p50_unit})"),
-        format!("wall p95 ({p95_unit})"),
-        "failures".into(),
-    ]);
-    let mut rows = vec![header];
-    for (i, (p, s)) in pairs.iter().enumerate() {
-        let o = s.overhead.estimate();
-        let mut row = vec![p.index.to_string()];
-        row.extend(p.labels.iter().cloned());
-        let (model, z) = match model_overhead(p) {
-            Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
-            None => (String::new(), String::new()),
-        };
-        row.extend([
-            intervals[i].clone(),
-            format!("{:.5} ± {:.5}", o.mean, o.half_width),
-            model,
-            z,
-            p50s[i].clone(),
-            p95s[i].clone(),
-            format!("{:.2}", s.per_replication(s.totals.failures)),
-        ]);
-        rows.push(row);
-    }
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = scenario.name.clone();
-    if let Some(d) = &scenario.description {
-        out.push_str(&format!(": {d}"));
-    }
-    out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, w))| {
-                let pad = w - cell.chars().count();
-                if c == 0 || c > scenario.axes.len() {
-                    format!("{}{cell}", " ".repeat(pad))
-                } else {
-                    format!("{cell}{}", " ".repeat(pad))
-                }
-            })
-            .collect();
-        out.push_str("  ");
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str("  ");
-            out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
-            out.push('\n');
-        }
-    }
-    out.push_str(
-        "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
-    );
-    out
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename,

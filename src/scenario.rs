@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job};
 use crate::error::{Error, Origin, Result};
-use crate::failure::FailureLaw;
+use crate::failure::{FailureModel, Law, NodeClass, Renewal, Sampler, Start};
 
 /// The units a duration may carry, with their length in seconds (`y` = 365 d).
 pub const DURATION_UNITS: [(&str, f64); 6] =
@@ -182,9 +182,71 @@ struct RawJob {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFailures {
-    law: Option<String>,
-    mtbf: DurationS,
+    law: Option<LawName>,
+    mtbf: Option<DurationS>,
+    node_mtbf: Option<DurationS>,
+    shape: Option<f64>,
+    sigma: Option<f64>,
+    times: Option<Vec<DurationS>>,
+    renewal: Option<RenewalName>,
+    start: Option<StartName>,
+    sampler: Option<SamplerName>,
+    class: Option<Vec<RawClass>>,
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClass {
+    share: f64,
+    law: Option<LawName>,
+    node_mtbf: Option<DurationS>,
+    shape: Option<f64>,
+    sigma: Option<f64>,
+    times: Option<Vec<DurationS>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum LawName {
+    Exponential,
+    Weibull,
+    Lognormal,
+    Gamma,
+    Empirical,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum RenewalName {
+    Job,
+    Node,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum StartName {
+    Fresh,
+    Stationary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum SamplerName {
+    Cohort,
+    PerNode,
+}
+
+/// A law's parameters as written, wherever they stand ([failures] or a class).
+struct LawSpec<'a> {
+    prefix: String,
+    law: LawName,
+    shape: Option<f64>,
+    sigma: Option<f64>,
+    times: Option<&'a [DurationS]>,
+}
+
+/// Tolerance on the sum of class shares.
+const SHARE_TOLERANCE: f64 = 1e-9;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -232,8 +294,8 @@ pub struct Point {
     pub job: Job,
     /// Nodes the job runs on.
     pub nodes: u64,
-    /// The failure law of the job's stream.
-    pub law: FailureLaw,
+    /// The machine's failure model.
+    pub failures: FailureModel,
     /// The interval rule, before the factor.
     pub rule: IntervalRule,
     /// The factor applied to the rule's interval.
@@ -493,20 +555,13 @@ fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::r
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
     }
-    let law = match raw.failures.law.as_deref().unwrap_or("exponential") {
-        "exponential" => {
-            FailureLaw::Exponential { mtbf_s: duration_at_least("failures.mtbf", raw.failures.mtbf, true)? }
-        }
-        other => {
-            return Err(field("failures.law", format!("\"{other}\" is not a known law: accepted is \"exponential\"")));
-        }
-    };
+    let failures = resolve_failures(&raw.failures, nodes)?;
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
         return Err(field("policy.factor", format!("{factor} is out of range: accepted is a finite number > 0")));
     }
-    let base_s = interval_of(rule, &job, law.mtbf_s())?;
+    let base_s = interval_of(rule, &job, failures.mtbf_s())?;
     let interval_s = base_s * factor;
     if interval_s <= 0.0 || interval_s.is_nan() {
         return Err(field(
@@ -518,7 +573,187 @@ fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::r
             ),
         ));
     }
-    Ok(Point { index, labels, job, nodes, law, rule, factor, interval_s })
+    Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
+}
+
+/// The law of `spec` with mean `mean_s` (s); the empirical list is rescaled to that mean
+/// when one is given.
+fn build_law(spec: &LawSpec, mean_s: Option<f64>) -> std::result::Result<Law, FieldError> {
+    let key = |k: &str| format!("{}.{k}", spec.prefix);
+    let unused = |k: &str, present: bool, applies: &str| {
+        if present { Err(field(&key(k), format!("`{k}` applies to {applies} only"))) } else { Ok(()) }
+    };
+    let need_mean = || {
+        mean_s.ok_or_else(|| {
+            field(&key("mtbf"), "give the mean: failures.mtbf (the job's MTBF) or failures.node_mtbf (per node)")
+        })
+    };
+    let range = |k: &str, r: Result<Law, String>| r.map_err(|m| field(&key(k), m));
+    match spec.law {
+        LawName::Exponential => {
+            unused("shape", spec.shape.is_some(), "weibull and gamma")?;
+            unused("sigma", spec.sigma.is_some(), "lognormal")?;
+            unused("times", spec.times.is_some(), "empirical")?;
+            range("mtbf", Law::exponential(need_mean()?))
+        }
+        LawName::Weibull | LawName::Gamma => {
+            unused("sigma", spec.sigma.is_some(), "lognormal")?;
+            unused("times", spec.times.is_some(), "empirical")?;
+            let shape = spec.shape.ok_or_else(|| field(&key("shape"), "a shape is required for this law"))?;
+            let mean = need_mean()?;
+            if spec.law == LawName::Weibull {
+                range("shape", Law::weibull(mean, shape))
+            } else {
+                range("shape", Law::gamma(mean, shape))
+            }
+        }
+        LawName::Lognormal => {
+            unused("shape", spec.shape.is_some(), "weibull and gamma (lognormal takes sigma)")?;
+            unused("times", spec.times.is_some(), "empirical")?;
+            let sigma = spec.sigma.ok_or_else(|| field(&key("sigma"), "lognormal needs sigma, the sd of ln X"))?;
+            range("sigma", Law::lognormal(need_mean()?, sigma))
+        }
+        LawName::Empirical => {
+            unused("shape", spec.shape.is_some(), "weibull and gamma")?;
+            unused("sigma", spec.sigma.is_some(), "lognormal")?;
+            let times = spec.times.ok_or_else(|| field(&key("times"), "empirical needs times = [\"…\", …]"))?;
+            let list: Vec<f64> = times.iter().map(|d| d.0).collect();
+            let law = range("times", Law::empirical(&list))?;
+            Ok(match mean_s {
+                Some(m) if m > 0.0 && m.is_finite() => law.scaled(m / law.mean_s()),
+                Some(m) => {
+                    return Err(field(&key("mtbf"), format!("{m} s is out of range: accepted is a duration > 0")));
+                }
+                None => law,
+            })
+        }
+    }
+}
+
+fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<FailureModel, FieldError> {
+    let renewal = match raw.renewal.unwrap_or(RenewalName::Node) {
+        RenewalName::Job => Renewal::Job,
+        RenewalName::Node => Renewal::Node,
+    };
+    let start = match raw.start.unwrap_or(StartName::Stationary) {
+        StartName::Fresh => Start::Fresh,
+        StartName::Stationary => Start::Stationary,
+    };
+    let sampler = match raw.sampler.unwrap_or(SamplerName::Cohort) {
+        SamplerName::Cohort => Sampler::Cohort,
+        SamplerName::PerNode => Sampler::PerNode,
+    };
+    let n = nodes as f64;
+    let positive = |key: &str, d: Option<DurationS>| d.map(|d| duration_at_least(key, d, true)).transpose();
+    let job_mtbf_s = positive("failures.mtbf", raw.mtbf)?;
+    let node_mtbf_s = positive("failures.node_mtbf", raw.node_mtbf)?;
+    if job_mtbf_s.is_some() && node_mtbf_s.is_some() {
+        return Err(field(
+            "failures.node_mtbf",
+            "give failures.mtbf (the job's) or failures.node_mtbf (per node), not both",
+        ));
+    }
+    if let Some(classes) = &raw.class {
+        if renewal == Renewal::Job {
+            return Err(field("failures.renewal", "node classes need renewal = \"node\""));
+        }
+        for (k, present) in [
+            ("law", raw.law.is_some()),
+            ("mtbf", job_mtbf_s.is_some()),
+            ("node_mtbf", node_mtbf_s.is_some()),
+            ("shape", raw.shape.is_some()),
+            ("sigma", raw.sigma.is_some()),
+            ("times", raw.times.is_some()),
+        ] {
+            if present {
+                return Err(field(
+                    &format!("failures.{k}"),
+                    "with [[failures.class]] tables, give the law of each class in its table",
+                ));
+            }
+        }
+        return resolve_classes(classes, nodes, start, sampler);
+    }
+    let spec = LawSpec {
+        prefix: "failures".into(),
+        law: raw.law.unwrap_or(LawName::Exponential),
+        shape: raw.shape,
+        sigma: raw.sigma,
+        times: raw.times.as_deref(),
+    };
+    let law = match renewal {
+        Renewal::Job => build_law(&spec, job_mtbf_s.or(node_mtbf_s.map(|m| m / n)))?,
+        Renewal::Node => build_law(&spec, node_mtbf_s.or(job_mtbf_s.map(|m| m * n)))?,
+    };
+    Ok(match (law.is_exponential(), renewal) {
+        (true, Renewal::Job) => FailureModel::Poisson { mtbf_s: law.mean_s() },
+        (_, Renewal::Job) => FailureModel::JobRenewal { law, start },
+        (_, Renewal::Node) => FailureModel::Platform { classes: vec![NodeClass { nodes, law }], start, sampler },
+    })
+}
+
+fn resolve_classes(
+    raw: &[RawClass],
+    nodes: u64,
+    start: Start,
+    sampler: Sampler,
+) -> std::result::Result<FailureModel, FieldError> {
+    if raw.is_empty() {
+        return Err(field("failures.class", "give at least one [[failures.class]]"));
+    }
+    let mut total = 0.0;
+    for (i, c) in raw.iter().enumerate() {
+        if !(c.share > 0.0 && c.share <= 1.0) {
+            return Err(field(
+                &format!("failures.class.{i}.share"),
+                format!("{} is out of range (class #{}): accepted is a share in (0, 1]", c.share, i + 1),
+            ));
+        }
+        total += c.share;
+    }
+    if (total - 1.0).abs() > SHARE_TOLERANCE {
+        return Err(field("failures.class.0.share", format!("the class shares add up to {total}: they must sum to 1")));
+    }
+    // Largest-remainder rounding, so the class counts add up to the job's nodes.
+    let exact: Vec<f64> = raw.iter().map(|c| c.share * nodes as f64).collect();
+    let mut counts: Vec<u64> = exact.iter().map(|x| x.floor() as u64).collect();
+    let mut order: Vec<usize> = (0..raw.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    let short = nodes - counts.iter().sum::<u64>();
+    for &i in order.iter().take(short as usize) {
+        counts[i] += 1;
+    }
+    let mut classes = vec![];
+    for (i, c) in raw.iter().enumerate() {
+        let prefix = format!("failures.class.{i}");
+        if counts[i] == 0 {
+            return Err(field(
+                &format!("{prefix}.share"),
+                format!(
+                    "class #{} (share {}) gets no node of the job's {nodes}: raise job.nodes or the share",
+                    i + 1,
+                    c.share
+                ),
+            ));
+        }
+        let mean_s = c.node_mtbf.map(|d| duration_at_least(&format!("{prefix}.node_mtbf"), d, true)).transpose()?;
+        let spec = LawSpec {
+            prefix: prefix.clone(),
+            law: c.law.unwrap_or(LawName::Exponential),
+            shape: c.shape,
+            sigma: c.sigma,
+            times: c.times.as_deref(),
+        };
+        let law = build_law(&spec, mean_s).map_err(|mut e| {
+            if e.key.ends_with(".mtbf") {
+                e.key = format!("{prefix}.node_mtbf");
+                e.message = format!("class #{} needs node_mtbf, the mean life of one of its nodes", i + 1);
+            }
+            e
+        })?;
+        classes.push(NodeClass { nodes: counts[i], law });
+    }
+    Ok(FailureModel::Platform { classes, start, sampler })
 }
 
 /// The interval (s) of `rule` for `job` under exponential failures of MTBF `mtbf_s` (s).

@@ -230,3 +230,87 @@ fn a_bad_second_scenario_stops_the_first_from_running() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists(), "nothing is written when any scenario is bad");
 }
+
+/// Replaces the `[failures]` table of the good scenario.
+fn failures(table: &str) -> String {
+    with("[failures]\nlaw = \"exponential\"\nmtbf = \"3.1 h\"", &format!("[failures]\n{table}"))
+}
+
+#[test]
+fn weibull_shape_out_of_range() {
+    for shape in ["0", "-0.5", "nan", "1e9"] {
+        rejects(
+            &failures(&format!("law = \"weibull\"\nmtbf = \"3.1 h\"\nshape = {shape}")),
+            &[],
+            &["bad.toml:", "failures.shape", "accepted is 0.05 to 50"],
+        );
+    }
+}
+
+#[test]
+fn missing_or_misplaced_shape() {
+    rejects(&failures("law = \"weibull\"\nmtbf = \"3.1 h\""), &[], &["failures.shape", "required"]);
+    rejects(
+        &failures("law = \"exponential\"\nmtbf = \"3.1 h\"\nshape = 0.7"),
+        &[],
+        &["bad.toml:13:9", "failures.shape", "applies to"],
+    );
+    rejects(
+        &failures("law = \"lognormal\"\nmtbf = \"3.1 h\"\nsigma = -1.2"),
+        &[],
+        &["bad.toml:13:9", "failures.sigma", "out of range"],
+    );
+}
+
+#[test]
+fn non_positive_or_non_finite_means() {
+    rejects(
+        &failures("law = \"weibull\"\nshape = 0.7\nmtbf = \"-3 h\""),
+        &[],
+        &["bad.toml:13:8", "failures.mtbf", "> 0"],
+    );
+    rejects(
+        &failures("law = \"gamma\"\nshape = 2.0\nnode_mtbf = \"inf y\""),
+        &[],
+        &["bad.toml:13:13", "failures.node_mtbf", "finite"],
+    );
+    rejects(&failures("law = \"weibull\"\nshape = 0.7"), &[], &["failures.mtbf", "give the mean"]);
+    rejects(
+        &failures("law = \"weibull\"\nshape = 0.7\nmtbf = \"3 h\"\nnode_mtbf = \"3 y\""),
+        &[],
+        &["bad.toml:14:13", "not both"],
+    );
+}
+
+#[test]
+fn class_shares_must_sum_to_one() {
+    let classes = "renewal = \"node\"\n\n[[failures.class]]\nshare = 0.5\nlaw = \"weibull\"\nshape = 0.7\nnode_mtbf = \"5 y\"\n\n[[failures.class]]\nshare = 0.4\nnode_mtbf = \"1 y\"";
+    rejects(&failures(classes), &["--set", "job.nodes=100"], &["failures.class.0.share", "sum to 1"]);
+    let zero = classes.replace("share = 0.4", "share = 0.0");
+    rejects(&failures(&zero), &["--set", "job.nodes=100"], &["bad.toml:20:9", "failures.class.1.share", "(0, 1]"]);
+    let tiny = classes.replace("share = 0.5", "share = 0.599").replace("share = 0.4", "share = 0.401");
+    rejects(&failures(&tiny), &["--set", "job.nodes=1"], &["class #2", "gets no node"]);
+}
+
+#[test]
+fn empty_or_bad_empirical_lists() {
+    rejects(&failures("law = \"empirical\"\ntimes = []"), &[], &["bad.toml:12:9", "failures.times", "empty"]);
+    rejects(&failures("law = \"empirical\"\ntimes = [\"1 h\", \"-2 h\"]"), &[], &["failures.times", "#2"]);
+    rejects(&failures("law = \"empirical\"\ntimes = [\"1 h\", 2]"), &[], &["bad.toml:12:17", "unit"]);
+    rejects(&failures("law = \"empirical\""), &[], &["failures.times", "needs times"]);
+}
+
+#[test]
+fn unknown_renewal_start_or_sampler() {
+    rejects(
+        &failures("mtbf = \"3 h\"\nrenewal = \"rack\""),
+        &[],
+        &["bad.toml:12:11", "failures.renewal", "job", "node"],
+    );
+    rejects(
+        &failures("mtbf = \"3 h\"\nstart = \"old\""),
+        &[],
+        &["bad.toml:12:9", "failures.start", "fresh", "stationary"],
+    );
+    rejects(&failures("mtbf = \"3 h\"\nsampler = \"fast\""), &[], &["bad.toml:12:11", "failures.sampler", "per-node"]);
+}

@@ -39,7 +39,7 @@ interval = "young"
 fn ci_coverage_over_independent_seeds() {
     let sc = inline(&one_point(""));
     let p = &sc.points[0];
-    let exact = analytic::finite_work_overhead(&p.job, p.interval_s, p.law.mtbf_s());
+    let exact = analytic::finite_work_overhead(&p.job, p.interval_s, p.failures.mtbf_s());
     let covered = (0..SEEDS)
         .filter(|&seed| {
             let e = simulate(&sc, REPS_PER_SEED, seed).summaries[0].overhead.estimate();
@@ -74,7 +74,7 @@ fn sample_variance_matches_exact_variance() {
         let walls: Vec<f64> =
             (0..VARIANCE_REPS).map(|rep| runner::replicate(p, 7, rep).expect("finishes").wall_s).collect();
         let (s2, se) = variance_with_se(&walls);
-        let exact = analytic::finite_work_moments(&p.job, p.interval_s, p.law.mtbf_s()).variance_s2;
+        let exact = analytic::finite_work_moments(&p.job, p.interval_s, p.failures.mtbf_s()).variance_s2;
         let z = (s2 - exact) / se;
         assert!(z.abs() < Z_MAX, "[{switches}] sample variance {s2:.6e}, exact {exact:.6e}, z = {z:.2}");
     }

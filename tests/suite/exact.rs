@@ -31,7 +31,7 @@ fn z_scores(sc: &Scenario, reps: u64, model_of: impl Fn(&ckptsim::scenario::Poin
 }
 
 fn exact(p: &ckptsim::scenario::Point) -> f64 {
-    analytic::finite_work_overhead(&p.job, p.interval_s, p.law.mtbf_s())
+    analytic::finite_work_overhead(&p.job, p.interval_s, p.failures.mtbf_s())
 }
 
 fn assert_exact(rel: &str, reps: u64, extra: &[&str]) {
@@ -75,7 +75,7 @@ fn the_wrong_closed_form_is_rejected() {
     let wrong = |p: &ckptsim::scenario::Point| {
         let mut job = p.job.clone();
         job.checkpoint_exposure = ckptsim::engine::Exposure::CanFail;
-        analytic::finite_work_overhead(&job, p.interval_s, p.law.mtbf_s())
+        analytic::finite_work_overhead(&job, p.interval_s, p.failures.mtbf_s())
     };
     let rejected = z_scores(&sc, 2000, wrong).iter().filter(|z| z.abs() >= Z_MAX).count();
     // Points with a 10 min checkpoint differ by far more than 4 SE.

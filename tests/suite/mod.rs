@@ -6,6 +6,7 @@ mod coverage;
 mod determinism;
 mod engine_paths;
 mod exact;
+mod failure_laws;
 mod formulas;
 
 use std::path::{Path, PathBuf};

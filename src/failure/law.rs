@@ -1,0 +1,627 @@
+//! Failure laws (MODELS.md §2): lifetime distributions given by their mean and shape, with
+//! the survival function, the cumulative hazard and its inverse, and the equilibrium
+//! (stationary residual-life) law of each, all accurate in both tails.
+//!
+//! The cumulative hazard Λ(x) = −ln S(x) is what cohort sampling inverts: the first failure
+//! among m iid lives that have accumulated hazard Λ₀ is at Λ⁻¹(Λ₀ + E/m), E ~ Exp(1)
+//! (MODELS.md §2, "cohort sampling").
+
+use std::sync::Arc;
+
+use rand::RngExt;
+use rand_distr::{Distribution, Exp1, StandardNormal};
+use rand_pcg::Pcg64Mcg;
+use statrs::function::erf::{erfc, erfc_inv};
+use statrs::function::gamma::{checked_gamma_lr, checked_gamma_ur, gamma, ln_gamma};
+
+/// Weibull shapes accepted: below 0.05 the mean Γ(1+1/k) overflows practical ranges.
+pub const WEIBULL_SHAPE_RANGE: (f64, f64) = (0.05, 50.0);
+/// Lognormal σ accepted (> 0).
+pub const LOGNORMAL_SIGMA_RANGE: (f64, f64) = (1e-3, 10.0);
+/// Gamma shapes accepted.
+pub const GAMMA_SHAPE_RANGE: (f64, f64) = (1e-3, 1e4);
+
+/// A lifetime law: the time to the next failure of one node (or of the job, for job-level
+/// renewal), every parameter in seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Law {
+    /// Exp(mean): constant hazard 1/mean.
+    Exponential {
+        /// Mean (s).
+        mean_s: f64,
+    },
+    /// Weibull: S(x) = exp(−(x/η)^k); mean ηΓ(1+1/k).
+    Weibull {
+        /// Scale η (s).
+        scale_s: f64,
+        /// Shape k (< 1: decreasing hazard, infant mortality).
+        shape: f64,
+    },
+    /// Lognormal: ln X ~ N(m, σ²); mean exp(m + σ²/2).
+    Lognormal {
+        /// m, the mean of ln X (ln s).
+        log_mean: f64,
+        /// σ, the standard deviation of ln X.
+        sigma: f64,
+    },
+    /// Gamma: density ∝ x^{k−1} e^{−x/θ}; mean kθ.
+    Gamma {
+        /// Shape k.
+        shape: f64,
+        /// Scale θ (s).
+        scale_s: f64,
+    },
+    /// The empirical law of a list of observed lifetimes (s): each equally likely.
+    Empirical(Arc<Empirical>),
+}
+
+/// Observed lifetimes, sorted, with prefix sums for the equilibrium law.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Empirical {
+    /// The lifetimes (s), sorted increasing, all > 0.
+    sorted_s: Vec<f64>,
+    /// prefix_s[i] = sum of the first i lifetimes (s).
+    prefix_s: Vec<f64>,
+}
+
+impl Empirical {
+    /// The lifetimes (s), sorted.
+    pub fn lifetimes_s(&self) -> &[f64] {
+        &self.sorted_s
+    }
+}
+
+fn in_range(name: &str, v: f64, (lo, hi): (f64, f64)) -> Result<f64, String> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(format!("{name} {v} is out of range: accepted is {lo} to {hi}"))
+    }
+}
+
+fn positive_mean(mean_s: f64) -> Result<f64, String> {
+    if mean_s.is_finite() && mean_s > 0.0 {
+        Ok(mean_s)
+    } else {
+        Err(format!("mean {mean_s} s is out of range: accepted is a finite duration > 0"))
+    }
+}
+
+/// P(a, x) with the edges statrs refuses: P(a, 0) = 0, P(a, ∞) = 1.
+fn reg_lower_gamma(a: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        0.0
+    } else if x == f64::INFINITY {
+        1.0
+    } else {
+        checked_gamma_lr(a, x).unwrap_or(f64::NAN)
+    }
+}
+
+/// Q(a, x) = 1 − P(a, x), accurate in its upper tail.
+fn reg_upper_gamma(a: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        1.0
+    } else if x == f64::INFINITY {
+        0.0
+    } else {
+        checked_gamma_ur(a, x).unwrap_or(f64::NAN)
+    }
+}
+
+/// Φ(x), the standard normal CDF, accurate in both tails.
+fn normal_cdf(x: f64) -> f64 {
+    0.5 * erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// −ln S from S and F = 1 − S, whichever keeps the digits.
+fn cum_hazard_from(s: f64, f: f64) -> f64 {
+    if f < 0.5 { -(-f).ln_1p() } else { -s.ln() }
+}
+
+impl Law {
+    /// Exponential lifetimes of mean `mean_s` (s).
+    pub fn exponential(mean_s: f64) -> Result<Law, String> {
+        Ok(Law::Exponential { mean_s: positive_mean(mean_s)? })
+    }
+
+    /// Weibull lifetimes of mean `mean_s` (s) and shape `shape`; scale η = mean/Γ(1+1/k).
+    pub fn weibull(mean_s: f64, shape: f64) -> Result<Law, String> {
+        let mean_s = positive_mean(mean_s)?;
+        let shape = in_range("shape", shape, WEIBULL_SHAPE_RANGE)?;
+        Ok(Law::Weibull { scale_s: mean_s / gamma(1.0 + 1.0 / shape), shape })
+    }
+
+    /// Lognormal lifetimes of mean `mean_s` (s) and log-sd `sigma`; m = ln(mean) − σ²/2.
+    pub fn lognormal(mean_s: f64, sigma: f64) -> Result<Law, String> {
+        let mean_s = positive_mean(mean_s)?;
+        let sigma = in_range("sigma", sigma, LOGNORMAL_SIGMA_RANGE)?;
+        Ok(Law::Lognormal { log_mean: mean_s.ln() - sigma * sigma / 2.0, sigma })
+    }
+
+    /// Gamma lifetimes of mean `mean_s` (s) and shape `shape`; scale θ = mean/k.
+    pub fn gamma(mean_s: f64, shape: f64) -> Result<Law, String> {
+        let mean_s = positive_mean(mean_s)?;
+        let shape = in_range("shape", shape, GAMMA_SHAPE_RANGE)?;
+        Ok(Law::Gamma { shape, scale_s: mean_s / shape })
+    }
+
+    /// The empirical law of `lifetimes_s` (s; each finite and > 0, at least one).
+    pub fn empirical(lifetimes_s: &[f64]) -> Result<Law, String> {
+        if lifetimes_s.is_empty() {
+            return Err("the list of lifetimes is empty: accepted is at least one duration > 0".into());
+        }
+        if let Some((i, v)) = lifetimes_s.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v > 0.0)) {
+            return Err(format!("lifetime #{} ({v} s) is out of range: accepted is a finite duration > 0", i + 1));
+        }
+        let mut sorted_s = lifetimes_s.to_vec();
+        sorted_s.sort_by(f64::total_cmp);
+        let mut prefix_s = Vec::with_capacity(sorted_s.len() + 1);
+        prefix_s.push(0.0);
+        for v in &sorted_s {
+            prefix_s.push(prefix_s.last().expect("non-empty") + v);
+        }
+        Ok(Law::Empirical(Arc::new(Empirical { sorted_s, prefix_s })))
+    }
+
+    /// The law's name as written in scenario files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Law::Exponential { .. } => "exponential",
+            Law::Weibull { .. } => "weibull",
+            Law::Lognormal { .. } => "lognormal",
+            Law::Gamma { .. } => "gamma",
+            Law::Empirical(_) => "empirical",
+        }
+    }
+
+    /// The law and its shape, for reports: `weibull(shape 0.7)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Law::Exponential { .. } => "exponential".into(),
+            Law::Weibull { shape, .. } => format!("weibull(shape {shape})"),
+            Law::Lognormal { sigma, .. } => format!("lognormal(sigma {sigma})"),
+            Law::Gamma { shape, .. } => format!("gamma(shape {shape})"),
+            Law::Empirical(e) => format!("empirical({} lifetimes)", e.sorted_s.len()),
+        }
+    }
+
+    /// Whether the law is exponential (memoryless: every renewal model is Poisson).
+    pub fn is_exponential(&self) -> bool {
+        matches!(self, Law::Exponential { .. })
+    }
+
+    /// The mean lifetime μ (s).
+    pub fn mean_s(&self) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => *mean_s,
+            Law::Weibull { scale_s, shape } => scale_s * gamma(1.0 + 1.0 / shape),
+            Law::Lognormal { log_mean, sigma } => (log_mean + sigma * sigma / 2.0).exp(),
+            Law::Gamma { shape, scale_s } => shape * scale_s,
+            Law::Empirical(e) => e.prefix_s[e.sorted_s.len()] / e.sorted_s.len() as f64,
+        }
+    }
+
+    /// The same law family and shape with its mean scaled by `factor` (> 0).
+    pub fn scaled(&self, factor: f64) -> Law {
+        match self {
+            Law::Exponential { mean_s } => Law::Exponential { mean_s: mean_s * factor },
+            Law::Weibull { scale_s, shape } => Law::Weibull { scale_s: scale_s * factor, shape: *shape },
+            Law::Lognormal { log_mean, sigma } => Law::Lognormal { log_mean: log_mean + factor.ln(), sigma: *sigma },
+            Law::Gamma { shape, scale_s } => Law::Gamma { shape: *shape, scale_s: scale_s * factor },
+            Law::Empirical(e) => {
+                let scaled: Vec<f64> = e.sorted_s.iter().map(|v| v * factor).collect();
+                Law::empirical(&scaled).expect("scaling keeps lifetimes valid")
+            }
+        }
+    }
+
+    /// Survival S(x) = P(X > x) and distribution F(x) = P(X ≤ x), each accurate in its own
+    /// small tail.
+    pub fn survival_cdf(&self, x_s: f64) -> (f64, f64) {
+        if x_s <= 0.0 {
+            return (1.0, 0.0);
+        }
+        match self {
+            Law::Exponential { mean_s } => {
+                let u = x_s / mean_s;
+                ((-u).exp(), -(-u).exp_m1())
+            }
+            Law::Weibull { scale_s, shape } => {
+                let h = (x_s / scale_s).powf(*shape);
+                ((-h).exp(), -(-h).exp_m1())
+            }
+            Law::Lognormal { log_mean, sigma } => {
+                let z = (x_s.ln() - log_mean) / sigma;
+                (normal_cdf(-z), normal_cdf(z))
+            }
+            Law::Gamma { shape, scale_s } => {
+                let u = x_s / scale_s;
+                (reg_upper_gamma(*shape, u), reg_lower_gamma(*shape, u))
+            }
+            Law::Empirical(e) => {
+                let n = e.sorted_s.len();
+                let at_most = e.sorted_s.partition_point(|v| *v <= x_s);
+                ((n - at_most) as f64 / n as f64, at_most as f64 / n as f64)
+            }
+        }
+    }
+
+    /// S(x) = P(X > x).
+    pub fn survival(&self, x_s: f64) -> f64 {
+        self.survival_cdf(x_s).0
+    }
+
+    /// ∫₀ˣ S(u) du (s) = μ·F_e(x): the expected lifetime spent before x.
+    pub fn integrated_survival_s(&self, x_s: f64) -> f64 {
+        self.mean_s() * self.equilibrium_survival_cdf(x_s).1
+    }
+
+    /// The cumulative hazard Λ(x) = −ln S(x).
+    pub fn cum_hazard(&self, x_s: f64) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => x_s.max(0.0) / mean_s,
+            Law::Weibull { scale_s, shape } => (x_s.max(0.0) / scale_s).powf(*shape),
+            _ => {
+                let (s, f) = self.survival_cdf(x_s);
+                cum_hazard_from(s, f)
+            }
+        }
+    }
+
+    /// The inverse cumulative hazard: the x with Λ(x) = y (y ≥ 0), the smallest such x for
+    /// the empirical law.
+    pub fn inv_cum_hazard(&self, y: f64) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => mean_s * y,
+            Law::Weibull { scale_s, shape } => scale_s * y.powf(1.0 / shape),
+            Law::Lognormal { log_mean, sigma } => {
+                // S = e^{−y} = Φ(−z): z = √2·erfc⁻¹(2S), or from F = 1 − S when S is near 1.
+                let z = if y < std::f64::consts::LN_2 {
+                    -std::f64::consts::SQRT_2 * erfc_inv(-2.0 * (-y).exp_m1())
+                } else {
+                    std::f64::consts::SQRT_2 * erfc_inv(2.0 * (-y).exp())
+                };
+                let x = (log_mean + sigma * z).exp();
+                self.refine_inverse(y, x, false)
+            }
+            Law::Gamma { .. } => {
+                let guess = self.mean_s() * y.max(1e-300);
+                self.refine_inverse(y, guess, false)
+            }
+            Law::Empirical(e) => {
+                // Smallest x with S(x) ≤ e^{−y}: at least n(1 − e^{−y}) lifetimes ≤ x.
+                let n = e.sorted_s.len();
+                let need = (n as f64 * -(-y).exp_m1()).ceil() as usize;
+                if need == 0 { 0.0 } else { e.sorted_s[(need - 1).min(n - 1)] }
+            }
+        }
+    }
+
+    /// Equilibrium (stationary residual life) law F_e(x) = (1/μ)∫₀ˣ S(u)du: its survival
+    /// S_e(x) and distribution F_e(x), each accurate in its small tail (MODELS.md §2).
+    pub fn equilibrium_survival_cdf(&self, x_s: f64) -> (f64, f64) {
+        if x_s <= 0.0 {
+            return (1.0, 0.0);
+        }
+        let mu = self.mean_s();
+        let complement = |f: f64, s: f64| if f < 0.5 { (1.0 - f, f) } else { (s, 1.0 - s) };
+        match self {
+            Law::Exponential { mean_s } => {
+                let u = x_s / mean_s;
+                ((-u).exp(), -(-u).exp_m1())
+            }
+            Law::Weibull { scale_s, shape } => {
+                // ∫₀ˣ S = (η/k)·γ(1/k, (x/η)^k), so F_e = P(1/k, (x/η)^k).
+                let h = (x_s / scale_s).powf(*shape);
+                (reg_upper_gamma(1.0 / shape, h), reg_lower_gamma(1.0 / shape, h))
+            }
+            Law::Lognormal { log_mean, sigma } => {
+                // F_e = (x/μ)·S(x) + E[X; X ≤ x]/μ with E[X; X ≤ x] = μ·Φ(z − σ).
+                let z = (x_s.ln() - log_mean) / sigma;
+                let f = x_s / mu * normal_cdf(-z) + normal_cdf(z - sigma);
+                let s = normal_cdf(sigma - z) - x_s / mu * normal_cdf(-z);
+                complement(f, s.max(0.0))
+            }
+            Law::Gamma { shape, scale_s } => {
+                // E[X; X ≤ x] = μ·P(k+1, x/θ).
+                let u = x_s / scale_s;
+                let f = u / shape * reg_upper_gamma(*shape, u) + reg_lower_gamma(shape + 1.0, u);
+                let s = reg_upper_gamma(shape + 1.0, u) - u / shape * reg_upper_gamma(*shape, u);
+                complement(f, s.max(0.0))
+            }
+            Law::Empirical(e) => {
+                let n = e.sorted_s.len();
+                let below = e.sorted_s.partition_point(|v| *v <= x_s);
+                let integral = e.prefix_s[below] + (n - below) as f64 * x_s;
+                let f = (integral / (n as f64 * mu)).min(1.0);
+                (1.0 - f, f)
+            }
+        }
+    }
+
+    /// The equilibrium cumulative hazard Λ_e(x) = −ln S_e(x).
+    pub fn equilibrium_cum_hazard(&self, x_s: f64) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => x_s.max(0.0) / mean_s,
+            _ => {
+                let (s, f) = self.equilibrium_survival_cdf(x_s);
+                cum_hazard_from(s, f)
+            }
+        }
+    }
+
+    /// The x with Λ_e(x) = y (y ≥ 0).
+    pub fn inv_equilibrium_cum_hazard(&self, y: f64) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => mean_s * y,
+            _ => {
+                // For small x, F_e(x) ≈ x/μ: a good start from F_e = 1 − e^{−y}.
+                let guess = self.mean_s() * -(-y).exp_m1();
+                self.refine_inverse(y, guess.max(1e-300), true)
+            }
+        }
+    }
+
+    /// Solves Λ(x) = y (or Λ_e with `equilibrium`) from a starting guess: bracketing, then
+    /// bisection on ln x with secant steps, to full double precision.
+    fn refine_inverse(&self, y: f64, guess_s: f64, equilibrium: bool) -> f64 {
+        let lambda = |x: f64| if equilibrium { self.equilibrium_cum_hazard(x) } else { self.cum_hazard(x) };
+        if y <= 0.0 {
+            return 0.0;
+        }
+        let mut guess = if guess_s.is_finite() && guess_s > 0.0 { guess_s } else { self.mean_s() };
+        if (lambda(guess) - y).abs() <= 4.0 * f64::EPSILON * y {
+            return guess;
+        }
+        // Bracket in ln x.
+        let (mut lo, mut hi) = (guess, guess);
+        if lambda(guess) < y {
+            while lambda(hi) < y {
+                lo = hi;
+                hi *= 2.0;
+                if !hi.is_finite() {
+                    return f64::INFINITY;
+                }
+            }
+        } else {
+            while lambda(lo) >= y {
+                hi = lo;
+                lo /= 2.0;
+                if lo < 1e-300 {
+                    return lo;
+                }
+            }
+        }
+        // Illinois-style regula falsi on (ln x, Λ − y), safeguarded by bisection.
+        let (mut a, mut b) = (lo.ln(), hi.ln());
+        let (mut fa, mut fb) = (lambda(lo) - y, lambda(hi) - y);
+        let mut side = 0;
+        for _ in 0..200 {
+            let mut c = (a * fb - b * fa) / (fb - fa);
+            if !(c > a && c < b) {
+                c = 0.5 * (a + b);
+            }
+            let fc = lambda(c.exp()) - y;
+            if fc == 0.0 || (b - a) <= 2.0 * f64::EPSILON * b.abs().max(1.0) {
+                guess = c.exp();
+                break;
+            }
+            if (fc < 0.0) == (fa < 0.0) {
+                a = c;
+                fa = fc;
+                if side == -1 {
+                    fb /= 2.0;
+                }
+                side = -1;
+            } else {
+                b = c;
+                fb = fc;
+                if side == 1 {
+                    fa /= 2.0;
+                }
+                side = 1;
+            }
+            guess = c.exp();
+        }
+        guess
+    }
+
+    /// One lifetime (s), drawn from `rng`.
+    pub fn sample(&self, rng: &mut Pcg64Mcg) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => {
+                let e: f64 = Exp1.sample(rng);
+                mean_s * e
+            }
+            Law::Weibull { scale_s, shape } => {
+                let e: f64 = Exp1.sample(rng);
+                scale_s * e.powf(1.0 / shape)
+            }
+            Law::Lognormal { log_mean, sigma } => {
+                let z: f64 = StandardNormal.sample(rng);
+                (log_mean + sigma * z).exp()
+            }
+            Law::Gamma { shape, scale_s } => {
+                rand_distr::Gamma::new(*shape, *scale_s).expect("validated shape and scale").sample(rng)
+            }
+            Law::Empirical(e) => e.sorted_s[rng.random_range(0..e.sorted_s.len())],
+        }
+    }
+
+    /// One residual life (s) of a node in equilibrium (a stationary renewal process seen at
+    /// a random time), drawn exactly: U·X̃ with X̃ length-biased (density x f(x)/μ) and U
+    /// uniform; for Weibull η·G^{1/k} with G ~ Gamma(1/k, 1) (MODELS.md §2).
+    pub fn sample_residual(&self, rng: &mut Pcg64Mcg) -> f64 {
+        match self {
+            Law::Exponential { mean_s } => {
+                let e: f64 = Exp1.sample(rng);
+                mean_s * e
+            }
+            Law::Weibull { scale_s, shape } => {
+                let g: f64 = rand_distr::Gamma::new(1.0 / shape, 1.0).expect("validated shape").sample(rng);
+                scale_s * g.powf(1.0 / shape)
+            }
+            Law::Lognormal { log_mean, sigma } => {
+                // Length-biased lognormal: the same σ, m + σ².
+                let z: f64 = StandardNormal.sample(rng);
+                let biased = (log_mean + sigma * sigma + sigma * z).exp();
+                rng.random::<f64>() * biased
+            }
+            Law::Gamma { shape, scale_s } => {
+                // Length-biased Gamma(k, θ) is Gamma(k + 1, θ).
+                let biased: f64 = rand_distr::Gamma::new(shape + 1.0, *scale_s).expect("validated").sample(rng);
+                rng.random::<f64>() * biased
+            }
+            Law::Empirical(e) => {
+                // Pick a lifetime with probability ∝ its length, then a uniform point in it.
+                let total = e.prefix_s[e.sorted_s.len()];
+                let target = rng.random::<f64>() * total;
+                let i = e.prefix_s.partition_point(|p| *p <= target).saturating_sub(1).min(e.sorted_s.len() - 1);
+                rng.random::<f64>() * e.sorted_s[i]
+            }
+        }
+    }
+
+    /// The probability density f(x) (1/s), for tests and diagnostics.
+    pub fn density(&self, x_s: f64) -> f64 {
+        if x_s <= 0.0 {
+            return 0.0;
+        }
+        match self {
+            Law::Exponential { mean_s } => (-x_s / mean_s).exp() / mean_s,
+            Law::Weibull { scale_s, shape } => {
+                let u = x_s / scale_s;
+                shape / scale_s * u.powf(shape - 1.0) * (-u.powf(*shape)).exp()
+            }
+            Law::Lognormal { log_mean, sigma } => {
+                let z = (x_s.ln() - log_mean) / sigma;
+                (-0.5 * z * z).exp() / (x_s * sigma * (2.0 * std::f64::consts::PI).sqrt())
+            }
+            Law::Gamma { shape, scale_s } => {
+                let u = x_s / scale_s;
+                ((shape - 1.0) * u.ln() - u - ln_gamma(*shape)).exp() / scale_s
+            }
+            Law::Empirical(_) => f64::NAN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Relative accuracy of inverses and identities.
+    const RTOL: f64 = 1e-10;
+    /// Monte Carlo checks: |sample mean − exact| < Z_MAX · SE.
+    const Z_MAX: f64 = 4.0;
+
+    fn laws() -> Vec<Law> {
+        vec![
+            Law::exponential(1000.0).unwrap(),
+            Law::weibull(1000.0, 0.5).unwrap(),
+            Law::weibull(1000.0, 0.7).unwrap(),
+            Law::weibull(1000.0, 2.5).unwrap(),
+            Law::lognormal(1000.0, 1.2).unwrap(),
+            Law::gamma(1000.0, 0.6).unwrap(),
+            Law::gamma(1000.0, 3.0).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn means_are_the_given_mean() {
+        for law in laws() {
+            assert!((law.mean_s() - 1000.0).abs() < 1e-9, "{law:?}");
+        }
+    }
+
+    #[test]
+    fn survival_and_cdf_add_to_one() {
+        for law in laws() {
+            for x in [1e-6, 0.1, 10.0, 500.0, 1000.0, 3000.0, 2e4] {
+                let (s, f) = law.survival_cdf(x);
+                assert!((s + f - 1.0).abs() < 1e-12, "{law:?} at {x}: {s} + {f}");
+                let (se, fe) = law.equilibrium_survival_cdf(x);
+                assert!((se + fe - 1.0).abs() < 1e-9, "{law:?} equilibrium at {x}: {se} + {fe}");
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_cum_hazards_invert() {
+        for law in laws() {
+            for y in [1e-12, 1e-6, 1e-3, 0.1, 0.69, 1.0, 3.0, 20.0] {
+                let x = law.inv_cum_hazard(y);
+                assert!((law.cum_hazard(x) - y).abs() <= RTOL * y, "{law:?} Λ⁻¹({y}) = {x}");
+                let xe = law.inv_equilibrium_cum_hazard(y);
+                let back = law.equilibrium_cum_hazard(xe);
+                assert!((back - y).abs() <= RTOL * y, "{law:?} Λe⁻¹({y}) = {xe}, Λe = {back}");
+            }
+        }
+    }
+
+    #[test]
+    fn equilibrium_cdf_is_the_integral_of_survival() {
+        // F_e(x) = (1/μ)∫₀ˣ S, by the trapezoid rule on a fine log grid.
+        for law in laws() {
+            let x_max = 2500.0;
+            let n = 200_000;
+            let mut integral = 0.0;
+            let mut prev = (0.0, 1.0);
+            for i in 1..=n {
+                let x = x_max * (i as f64 / n as f64).powi(3);
+                let s = law.survival(x);
+                integral += 0.5 * (s + prev.1) * (x - prev.0);
+                prev = (x, s);
+            }
+            let fe = law.equilibrium_survival_cdf(x_max).1;
+            assert!((integral / law.mean_s() - fe).abs() < 1e-6, "{law:?}: {} vs {fe}", integral / law.mean_s());
+        }
+    }
+
+    #[test]
+    fn samples_have_the_law() {
+        let mut rng = Pcg64Mcg::seed_from_u64(11);
+        let n = 200_000;
+        for law in laws() {
+            // Mean of lifetimes, and P(residual ≤ median of F_e) = 1/2.
+            let xs: Vec<f64> = (0..n).map(|_| law.sample(&mut rng)).collect();
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+            assert!((mean - 1000.0).abs() < Z_MAX * sd / (n as f64).sqrt(), "{law:?} mean {mean}");
+            let median_e = law.inv_equilibrium_cum_hazard(std::f64::consts::LN_2);
+            let below = (0..n).filter(|_| law.sample_residual(&mut rng) <= median_e).count() as f64 / n as f64;
+            let se = (0.25 / n as f64).sqrt();
+            assert!((below - 0.5).abs() < Z_MAX * se, "{law:?} residual P(≤ median) = {below}");
+            let median = law.inv_cum_hazard(std::f64::consts::LN_2);
+            let below = xs.iter().filter(|x| **x <= median).count() as f64 / n as f64;
+            assert!((below - 0.5).abs() < Z_MAX * se, "{law:?} P(X ≤ median) = {below}");
+        }
+    }
+
+    #[test]
+    fn empirical_law() {
+        let law = Law::empirical(&[3.0, 1.0, 2.0, 2.0]).unwrap();
+        assert_eq!(law.mean_s(), 2.0);
+        assert_eq!(law.survival(2.0), 0.25);
+        assert_eq!(law.inv_cum_hazard(-(0.5f64).ln()), 2.0);
+        // F_e(2) = (1 + 2 + 2 + 2) / (4·2).
+        assert_eq!(law.equilibrium_survival_cdf(2.0).1, 7.0 / 8.0);
+        assert!(Law::empirical(&[]).is_err());
+        assert!(Law::empirical(&[1.0, 0.0]).is_err());
+        assert!(Law::empirical(&[1.0, f64::NAN]).is_err());
+    }
+
+    #[test]
+    fn parameters_are_validated() {
+        assert!(Law::weibull(1000.0, 0.0).is_err());
+        assert!(Law::weibull(1000.0, -1.0).is_err());
+        assert!(Law::weibull(1000.0, f64::NAN).is_err());
+        assert!(Law::weibull(0.0, 0.7).is_err());
+        assert!(Law::weibull(f64::INFINITY, 0.7).is_err());
+        assert!(Law::lognormal(1000.0, -1.2).is_err());
+        assert!(Law::gamma(1000.0, 0.0).is_err());
+        assert!(Law::exponential(-1.0).is_err());
+    }
+}

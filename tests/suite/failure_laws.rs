@@ -1,0 +1,246 @@
+//! Issue #3 acceptance: non-exponential laws, job-level and per-node renewal, cohort
+//! sampling against the per-node reference.
+
+use super::{inline, simulate};
+use ckptsim::analytic;
+use ckptsim::failure::{FailureModel, FailureStream, Law, NodeClass, Sampler, Start};
+use ckptsim::report::{self, RENEWAL_REWARD};
+use ckptsim::runner::stream_rng;
+
+/// |simulated − model| must stay below this many standard errors.
+const Z_MAX: f64 = 4.0;
+/// Significance of the two-sample Kolmogorov–Smirnov tests.
+const KS_ALPHA: f64 = 1e-3;
+/// Streams per sampler in the two-sample tests.
+const KS_STREAMS: u64 = 20_000;
+
+fn scenario(failures: &str, extra_job: &str, sweep: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = 3
+[job]
+work = "2e5 s"
+checkpoint = "2 min"
+restart = "10 min"
+{extra_job}
+[failures]
+{failures}
+[policy]
+interval = "young"
+[sweep]
+{sweep}
+"#
+    )
+}
+
+/// Every point's |z| against its closed form, which must be `model`.
+fn assert_matches_model(text: &str, reps: u64, model: &str) {
+    let sc = inline(text);
+    let result = simulate(&sc, reps, sc.run.seed);
+    for (p, s) in sc.points.iter().zip(&result.summaries) {
+        let (name, exact) = report::model_overhead(p).expect("a closed form applies");
+        assert_eq!(name, model);
+        let e = s.overhead.estimate();
+        let z = (e.mean - exact) / e.se;
+        assert!(
+            z.abs() < Z_MAX,
+            "{} {:?}: simulated {} ± {}, {model} {exact}, z = {z:.2}",
+            p.failures.describe(),
+            p.labels,
+            e.mean,
+            e.se
+        );
+    }
+}
+
+#[test]
+fn job_level_renewal_matches_renewal_reward() {
+    for law in [
+        "law = \"weibull\"\nshape = 0.5",
+        "law = \"weibull\"\nshape = 0.7",
+        "law = \"weibull\"\nshape = 0.9",
+        "law = \"lognormal\"\nsigma = 1.2",
+        "law = \"gamma\"\nshape = 0.6",
+        "law = \"gamma\"\nshape = 2.5",
+    ] {
+        let failures = format!("{law}\nmtbf = \"3.1 h\"\nrenewal = \"job\"\nstart = \"fresh\"");
+        assert_matches_model(&scenario(&failures, "", "\"policy.factor\" = [0.5, 1, 3]"), 3000, RENEWAL_REWARD);
+    }
+}
+
+#[test]
+fn job_level_renewal_with_downtime_and_no_final_checkpoint() {
+    let failures = "law = \"weibull\"\nshape = 0.6\nmtbf = \"2 h\"\nrenewal = \"job\"\nstart = \"fresh\"";
+    let job = "downtime = \"15 min\"\nfinal_checkpoint = false";
+    assert_matches_model(&scenario(failures, job, "\"policy.factor\" = [0.5, 2]"), 3000, RENEWAL_REWARD);
+}
+
+#[test]
+fn weibull_shape_one_is_exponential() {
+    // The closed forms agree: renewal-reward at k = 1 is Daly's exact expectation.
+    let job = ckptsim::engine::Job {
+        work_s: 2e5,
+        checkpoint_s: 120.0,
+        restart_s: 600.0,
+        downtime_s: 300.0,
+        final_checkpoint: ckptsim::engine::FinalCheckpoint::Written,
+        checkpoint_exposure: ckptsim::engine::Exposure::CanFail,
+        restart_exposure: ckptsim::engine::Exposure::CanFail,
+    };
+    let weibull = Law::weibull(11_160.0, 1.0).unwrap();
+    let renewal = analytic::renewal::finite_work_overhead(&job, 1636.0, &weibull);
+    let exact = analytic::finite_work_overhead(&job, 1636.0, 11_160.0);
+    assert!((renewal - exact).abs() < 1e-9 * exact, "{renewal} vs {exact}");
+    // And the simulation at k = 1 matches the exponential closed form.
+    let sc = inline(&scenario(
+        "law = \"weibull\"\nshape = 1.0\nmtbf = \"3.1 h\"\nrenewal = \"job\"\nstart = \"fresh\"",
+        "",
+        "\"policy.factor\" = [0.5, 1, 2]",
+    ));
+    let result = simulate(&sc, 3000, 11);
+    for (p, s) in sc.points.iter().zip(&result.summaries) {
+        let e = s.overhead.estimate();
+        let z = (e.mean - report::poisson_overhead(p)) / e.se;
+        assert!(z.abs() < Z_MAX, "{:?}: z = {z:.2}", p.labels);
+    }
+}
+
+#[test]
+fn per_node_exponential_platform_is_the_job_level_model() {
+    // 64 nodes of MTBF 64 × 3.1 h, sampled node by node: Daly with M = 3.1 h.
+    let failures = "law = \"exponential\"\nnode_mtbf = \"198.4 h\"\nrenewal = \"node\"\nsampler = \"per-node\"";
+    let text = scenario(failures, "nodes = 64", "\"policy.factor\" = [0.5, 1, 2]");
+    let sc = inline(&text);
+    assert!((sc.points[0].failures.mtbf_s() - 3.1 * 3600.0).abs() < 1e-6);
+    assert!(matches!(sc.points[0].failures, FailureModel::Platform { sampler: Sampler::PerNode, .. }));
+    assert_matches_model(&text, 3000, report::EXACT_EXPONENTIAL);
+}
+
+#[test]
+fn stationary_weibull_platform_of_1024_nodes_is_within_4_se_of_daly() {
+    let failures = "law = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"node\"\nstart = \"stationary\"";
+    let sc = inline(&scenario(failures, "nodes = 1024", "\"policy.factor\" = [0.5, 1, 2]"));
+    let result = simulate(&sc, 4000, 5);
+    for (p, s) in sc.points.iter().zip(&result.summaries) {
+        assert!(report::model_overhead(p).is_none(), "no exact closed form for a Weibull platform");
+        let e = s.overhead.estimate();
+        let z = (e.mean - report::poisson_overhead(p)) / e.se;
+        assert!(
+            z.abs() < Z_MAX,
+            "{:?}: simulated {} ± {}, Daly {}, z = {z:.2}",
+            p.labels,
+            e.mean,
+            e.se,
+            report::poisson_overhead(p)
+        );
+    }
+}
+
+#[test]
+fn fresh_start_with_decreasing_hazard_sees_more_failures() {
+    let text = |start: &str| {
+        scenario(
+            &format!("law = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"node\"\nstart = \"{start}\""),
+            "nodes = 1024",
+            "\"policy.factor\" = [1]",
+        )
+    };
+    let failures = |start: &str| {
+        let sc = inline(&text(start));
+        let s = &simulate(&sc, 500, 9).summaries[0];
+        s.per_replication(s.totals.failures)
+    };
+    let (fresh, stationary) = (failures("fresh"), failures("stationary"));
+    assert!(fresh > 3.0 * stationary, "fresh {fresh} vs stationary {stationary} failures per run");
+}
+
+/// The two-sample Kolmogorov–Smirnov statistic sup |F₁ − F₂|.
+fn ks_statistic(a: &mut [f64], b: &mut [f64]) -> f64 {
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+    while i < a.len() && j < b.len() {
+        let x = a[i].min(b[j]);
+        while i < a.len() && a[i] <= x {
+            i += 1;
+        }
+        while j < b.len() && b[j] <= x {
+            j += 1;
+        }
+        d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
+    }
+    d
+}
+
+/// The KS critical value at [`KS_ALPHA`] for samples of n and m.
+fn ks_critical(n: usize, m: usize) -> f64 {
+    (-0.5 * (KS_ALPHA / 2.0).ln()).sqrt() * ((n + m) as f64 / (n * m) as f64).sqrt()
+}
+
+/// Per stream: the 1st, 10th and 200th failure times, and the failures in [0, window).
+fn features(model: &FailureModel, seed: u64, window_s: f64) -> [Vec<f64>; 4] {
+    let mut out: [Vec<f64>; 4] = Default::default();
+    for rep in 0..KS_STREAMS {
+        let mut stream = model.stream(stream_rng(seed, rep, 0), 0.0);
+        let mut count = 0.0;
+        for k in 1..=200 {
+            let t = stream.next_failure().time_s;
+            if t < window_s {
+                count += 1.0;
+            }
+            match k {
+                1 => out[0].push(t),
+                10 => out[1].push(t),
+                200 => out[2].push(t),
+                _ => {}
+            }
+        }
+        out[3].push(count);
+    }
+    out
+}
+
+fn platform(law: Law, nodes: u64, start: Start, sampler: Sampler) -> FailureModel {
+    FailureModel::Platform { classes: vec![NodeClass { nodes, law }], start, sampler }
+}
+
+#[test]
+fn cohort_and_per_node_samplers_have_the_same_distributions() {
+    let names = ["first failure", "10th failure", "200th failure", "failures in the window"];
+    for law in [Law::weibull(1e5, 0.6).unwrap(), Law::lognormal(1e5, 1.5).unwrap(), Law::gamma(1e5, 0.5).unwrap()] {
+        for start in [Start::Fresh, Start::Stationary] {
+            let nodes = 40;
+            // The window holds ~ 50 failures in equilibrium; fresh nodes fail more.
+            let window_s = 50.0 * law.mean_s() / nodes as f64;
+            let mut cohort = features(&platform(law.clone(), nodes, start, Sampler::Cohort), 1, window_s);
+            let mut per_node = features(&platform(law.clone(), nodes, start, Sampler::PerNode), 2, window_s);
+            for (k, name) in names.iter().enumerate() {
+                let d = ks_statistic(&mut cohort[k], &mut per_node[k]);
+                let crit = ks_critical(cohort[k].len(), per_node[k].len());
+                assert!(d < crit, "{} {start:?} {name}: KS D = {d:.4} ≥ {crit:.4}", law.describe());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_two_sample_test_has_power() {
+    // A 10% change of shape must be detected.
+    let (a, b) = (Law::weibull(1e5, 0.6).unwrap(), Law::weibull(1e5, 0.66).unwrap());
+    let window_s = 50.0 * 1e5 / 40.0;
+    let mut x = features(&platform(a, 40, Start::Fresh, Sampler::Cohort), 1, window_s);
+    let mut y = features(&platform(b, 40, Start::Fresh, Sampler::PerNode), 2, window_s);
+    let d = ks_statistic(&mut x[2], &mut y[2]);
+    assert!(d > ks_critical(x[2].len(), y[2].len()), "D = {d}");
+}
+
+#[test]
+fn lemon_classes_set_the_job_mtbf() {
+    let sc = super::load("scenarios/lemon-nodes.toml", &[]);
+    let FailureModel::Platform { classes, .. } = &sc.points[0].failures else { panic!("a platform") };
+    assert_eq!(classes.iter().map(|c| c.nodes).collect::<Vec<_>>(), vec![1004, 20]);
+    let year_s = 365.0 * 86_400.0;
+    let expected = 1.0 / (1004.0 / (5.0 * year_s) + 20.0 / year_s);
+    assert!((sc.points[0].failures.mtbf_s() - expected).abs() < 1e-6 * expected);
+}
