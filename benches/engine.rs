@@ -46,7 +46,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
-use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, Record};
+use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
 use ckptsim::failure::{FailureModel, Stream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner;
@@ -91,6 +91,7 @@ impl BenchPoint {
             final_checkpoint: FinalCheckpoint::Written,
             checkpoint_exposure: Exposure::CanFail,
             restart_exposure: Exposure::CanFail,
+            on_failure: OnFailure::Restart,
         };
         let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
         BenchPoint { job, law: FailureModel::Poisson { mtbf_s: MTBF_S }, young_s }

@@ -469,6 +469,7 @@ fn unfailing_optimum_fraction(c: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::OnFailure;
     use rand::{RngExt, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -499,6 +500,7 @@ mod tests {
             final_checkpoint: FinalCheckpoint::Written,
             checkpoint_exposure: checkpoint,
             restart_exposure: restart,
+            on_failure: OnFailure::Restart,
         }
     }
 

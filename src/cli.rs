@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::analytic;
-use crate::engine::{Exposure, FinalCheckpoint, Job};
+use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::Error;
 use crate::report;
 use crate::runner;
@@ -257,6 +257,7 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
         final_checkpoint: FinalCheckpoint::Written,
         checkpoint_exposure: args.checkpoint_failures.into(),
         restart_exposure: args.restart_failures.into(),
+        on_failure: OnFailure::Restart,
     };
     let rows =
         formula_rows(&job, mtbf_s, args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?);

@@ -25,6 +25,16 @@ pub enum FinalCheckpoint {
     Skipped,
 }
 
+/// What a failure does to the job (DESIGN.md, "on failure").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnFailure {
+    /// Roll back to the last checkpoint and continue until the work is done (Young, Daly).
+    Restart,
+    /// The batch job ends at its first failure, once its restart has been paid for (the
+    /// usage-domain model of Graziani, Lusch & Messer 2026, MODELS.md §5).
+    EndJob,
+}
+
 /// The job being simulated: its work and its fixed costs, every duration in seconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -42,6 +52,8 @@ pub struct Job {
     pub checkpoint_exposure: Exposure,
     /// Whether failures can strike restarts (a struck restart starts over, after downtime).
     pub restart_exposure: Exposure,
+    /// What a failure does to the job.
+    pub on_failure: OnFailure,
 }
 
 use crate::failure::FailureStream;
@@ -64,6 +76,18 @@ pub struct Record {
     pub checkpoints: u64,
     /// Restarts completed.
     pub restarts: u64,
+    /// Time lost to failures (s): compute and writes since the last completed checkpoint,
+    /// up to each failure that struck them.
+    pub lost_s: f64,
+    /// Time spent recovering (s): downtime and restart attempts, failed ones included.
+    pub recovery_s: f64,
+}
+
+impl Record {
+    /// Whether the job ended without finishing its work (only with [`OnFailure::EndJob`]).
+    pub fn ended_by_failure(&self, job: &Job) -> bool {
+        job.on_failure == OnFailure::EndJob && self.failures > 0
+    }
 }
 
 /// The engine gave up on a replication.
@@ -142,6 +166,14 @@ impl<'a, S: FailureStream> Clock<'a, S> {
     /// attempts until one completes. Returns the time the job resumes computing.
     #[inline(always)]
     fn recover(&mut self, job: &Job, failed_at_s: f64) -> Result<f64, EngineError> {
+        let done_s = self.retry_restarts(job, failed_at_s)?;
+        self.rec.recovery_s += done_s - failed_at_s;
+        Ok(done_s)
+    }
+
+    /// Downtime then restart attempts from `failed_at_s` until one completes; its end.
+    #[inline(always)]
+    fn retry_restarts(&mut self, job: &Job, failed_at_s: f64) -> Result<f64, EngineError> {
         let mut t = failed_at_s;
         loop {
             let restart_at_s = t + job.downtime_s;
@@ -175,10 +207,15 @@ pub fn play<P: Policy, S: FailureStream>(
     let mut t = 0.0_f64;
     while let Some(chunk) = policy.next_chunk(&progress) {
         progress.time_s = t;
+        let chunk_start_s = t;
         let compute_end_s = t + chunk.compute_s;
         if clock.next_s < compute_end_s {
             t = clock.strike()?;
+            clock.rec.lost_s += t - chunk_start_s;
             t = clock.recover(job, t)?;
+            if job.on_failure == OnFailure::EndJob {
+                break;
+            }
             continue;
         }
         t = compute_end_s;
@@ -189,7 +226,11 @@ pub fn play<P: Policy, S: FailureStream>(
                 Exposure::CanFail if clock.next_s < write_end_s => {
                     clock.rec.failures_during_checkpoint += 1;
                     t = clock.strike()?;
+                    clock.rec.lost_s += t - chunk_start_s;
                     t = clock.recover(job, t)?;
+                    if job.on_failure == OnFailure::EndJob {
+                        break;
+                    }
                     continue;
                 }
                 Exposure::CanFail => {}
@@ -248,7 +289,11 @@ pub fn play_periodic<S: FailureStream>(
             committed += j;
             clock.rec.checkpoints += j;
             t = clock.strike()?;
+            clock.rec.lost_s += offset_s;
             t = clock.recover(job, t)?;
+            if job.on_failure == OnFailure::EndJob {
+                break;
+            }
             continue;
         }
         let compute_end_s = last_start_s + layout.last_s;
@@ -274,8 +319,14 @@ pub fn play_periodic<S: FailureStream>(
         committed += full_left;
         clock.rec.checkpoints += full_left;
         t = clock.strike()?;
+        clock.rec.lost_s += f - last_start_s;
         t = clock.recover(job, t)?;
+        if job.on_failure == OnFailure::EndJob {
+            break;
+        }
     }
+    clock.rec.wall_s = t;
+    Ok(clock.rec)
 }
 
 #[cfg(test)]
@@ -293,6 +344,7 @@ mod tests {
             final_checkpoint: FinalCheckpoint::Written,
             checkpoint_exposure: Exposure::CanFail,
             restart_exposure: Exposure::CanFail,
+            on_failure: OnFailure::Restart,
         }
     }
 
@@ -338,6 +390,28 @@ mod tests {
         // Failure at 6, downtime 6..9 (failure at 8 ignored), restart 9..11 (10 ignored).
         let r = both(&j, 4.0, &[6.0, 8.0, 10.0]);
         assert_eq!((r.wall_s, r.ignored_failures, r.failed_restarts), (11.0 + 8.0, 2, 0));
+    }
+
+    #[test]
+    fn end_job_stops_at_the_first_failure_after_its_restart() {
+        let mut j = job();
+        j.on_failure = OnFailure::EndJob;
+        // Failure at 6 (chunk 1 of 5..9): one chunk written, 1 s lost, restart 6..8, end.
+        let r = both(&j, 4.0, &[6.0, 7.5]);
+        assert_eq!((r.wall_s, r.checkpoints, r.lost_s, r.recovery_s), (8.0 + 1.5, 1, 1.0, 3.5));
+        assert_eq!((r.failures, r.failed_restarts, r.restarts), (2, 1, 1));
+        assert!(r.ended_by_failure(&j));
+        let done = both(&j, 4.0, &[]);
+        assert!(!done.ended_by_failure(&j));
+        assert_eq!(done.wall_s, 13.0);
+    }
+
+    #[test]
+    fn lost_and_recovery_time_add_up() {
+        // Failure at 6 loses 1 s of chunk 1; restart 6..8 is 2 s of recovery.
+        let r = both(&job(), 4.0, &[6.0]);
+        assert_eq!((r.lost_s, r.recovery_s), (1.0, 2.0));
+        assert_eq!(r.wall_s, 10.0 + 3.0 * 1.0 + r.lost_s + r.recovery_s);
     }
 
     #[test]

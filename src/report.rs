@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::analytic;
-use crate::engine::Exposure;
+use crate::engine::{Exposure, OnFailure};
 use crate::error::{Error, Result};
 use crate::failure::{FailureModel, Start};
 use crate::runner::RunResult;
@@ -27,6 +27,9 @@ pub const RENEWAL_REWARD: &str = "renewal-reward";
 /// renewal started new with both phases exposed; none otherwise.
 pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
     let job = &point.job;
+    if job.on_failure == OnFailure::EndJob {
+        return None;
+    }
     if point.failures.is_poisson() {
         let m = point.failures.mtbf_s();
         return Some((EXACT_EXPONENTIAL, analytic::finite_work_overhead(job, point.interval_s, m)));
@@ -44,7 +47,10 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
 /// What Poisson failures at the point's job MTBF would give (the exact exponential
 /// finite-work overhead): the reference that Young and Daly assume.
 pub fn poisson_overhead(point: &Point) -> f64 {
-    analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s())
+    match point.job.on_failure {
+        OnFailure::Restart => analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s()),
+        OnFailure::EndJob => f64::NAN,
+    }
 }
 
 /// A run's outputs, with each point's closed forms computed once.
@@ -137,6 +143,9 @@ impl<'a> Report<'a> {
         m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
         m.insert("restarts_mean".into(), json!(s.per_replication(t.restarts)));
         m.insert("ignored_failures_mean".into(), json!(s.per_replication(t.ignored_failures)));
+        m.insert("checkpoint_time_mean_s".into(), json!(s.per_replication(t.checkpoints) * j.checkpoint_s));
+        m.insert("lost_mean_s".into(), finite_or_null(s.lost_s.value() / s.replications() as f64));
+        m.insert("recovery_mean_s".into(), finite_or_null(s.recovery_s.value() / s.replications() as f64));
         m.insert("failure_model".into(), json!(point.failures.describe()));
         m.insert("nodes".into(), json!(point.nodes));
         m.insert("poisson_overhead".into(), finite_or_null(self.poisson[i]));

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::analytic;
-use crate::engine::{Exposure, FinalCheckpoint, Job};
+use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::{Error, Origin, Result};
 use crate::failure::{FailureModel, Law, NodeClass, Renewal, Sampler, Start};
 
@@ -177,6 +177,14 @@ struct RawJob {
     final_checkpoint: Option<bool>,
     failures_during_checkpoint: Option<bool>,
     failures_during_restart: Option<bool>,
+    on_failure: Option<OnFailureName>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum OnFailureName {
+    Restart,
+    EndJob,
 }
 
 #[derive(Debug, Deserialize)]
@@ -550,6 +558,10 @@ fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::r
         },
         checkpoint_exposure: exposure(j.failures_during_checkpoint),
         restart_exposure: exposure(j.failures_during_restart),
+        on_failure: match j.on_failure.unwrap_or(OnFailureName::Restart) {
+            OnFailureName::Restart => OnFailure::Restart,
+            OnFailureName::EndJob => OnFailure::EndJob,
+        },
     };
     let nodes = j.nodes.unwrap_or(1);
     if nodes == 0 {

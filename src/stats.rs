@@ -254,8 +254,13 @@ pub struct Summary {
     /// Wall-clock time per replication (s).
     pub wall_s: Moments,
     wall_hist: Histogram<u64>,
-    /// Totals of the engine's counters over all replications.
+    /// Totals of the engine's integer counters over all replications (its time fields are
+    /// summed exactly in `lost_s` and `recovery_s` instead).
     pub totals: crate::engine::Record,
+    /// Total time lost to failures (s), exactly summed.
+    pub lost_s: ExactSum,
+    /// Total time spent recovering (s), exactly summed.
+    pub recovery_s: ExactSum,
 }
 
 impl Default for Summary {
@@ -266,6 +271,8 @@ impl Default for Summary {
             wall_s: Moments::default(),
             wall_hist: Histogram::new(3).expect("3 significant digits is valid"),
             totals: crate::engine::Record::default(),
+            lost_s: ExactSum::default(),
+            recovery_s: ExactSum::default(),
         }
     }
 }
@@ -285,6 +292,8 @@ impl Summary {
         t.ignored_failures += r.ignored_failures;
         t.checkpoints += r.checkpoints;
         t.restarts += r.restarts;
+        self.lost_s.add(r.lost_s);
+        self.recovery_s.add(r.recovery_s);
     }
 
     /// Adds every replication of `other`.
@@ -301,6 +310,8 @@ impl Summary {
         t.ignored_failures += o.ignored_failures;
         t.checkpoints += o.checkpoints;
         t.restarts += o.restarts;
+        self.lost_s.merge(&other.lost_s);
+        self.recovery_s.merge(&other.recovery_s);
     }
 
     /// Replications summarised.

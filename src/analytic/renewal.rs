@@ -94,7 +94,7 @@ pub fn finite_work_overhead(job: &Job, interval_s: f64, law: &Law) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Exposure;
+    use crate::engine::{Exposure, OnFailure};
 
     fn job(work_s: f64, downtime_s: f64, final_checkpoint: FinalCheckpoint) -> Job {
         Job {
@@ -105,6 +105,7 @@ mod tests {
             final_checkpoint,
             checkpoint_exposure: Exposure::CanFail,
             restart_exposure: Exposure::CanFail,
+            on_failure: OnFailure::Restart,
         }
     }
 

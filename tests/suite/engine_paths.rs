@@ -1,7 +1,7 @@
 //! The failure-driven fast path and the per-segment general path give the same result on
 //! the same stream, over many random streams and parameter sets.
 
-use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits};
+use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure};
 use ckptsim::failure::{ExponentialStream, ListStream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner::stream_rng;
@@ -27,6 +27,7 @@ fn random_job(rng: &mut rand_pcg::Pcg64Mcg) -> (Job, f64, f64) {
         final_checkpoint: if rng.random::<bool>() { FinalCheckpoint::Written } else { FinalCheckpoint::Skipped },
         checkpoint_exposure: pick(rng),
         restart_exposure: pick(rng),
+        on_failure: if rng.random_range(0..4) == 0 { OnFailure::EndJob } else { OnFailure::Restart },
     };
     let interval_s = match rng.random_range(0..10) {
         // No checkpoint at all only where the job can still finish: e^(W/M) attempts.
@@ -58,6 +59,18 @@ fn fast_and_general_paths_agree_on_random_streams() {
                 "{ctx}"
             );
             assert_eq!((fast.checkpoints, fast.restarts), (slow.checkpoints, slow.restarts), "{ctx}");
+            let tol = WALL_RTOL * slow.wall_s;
+            assert!((fast.lost_s - slow.lost_s).abs() <= tol, "{ctx}: lost {fast:?} vs {slow:?}");
+            assert!((fast.recovery_s - slow.recovery_s).abs() <= tol, "{ctx}: recovery {fast:?} vs {slow:?}");
+            // Wall time is work done, writes, time lost and recovery, nothing else.
+            let writes_s = slow.checkpoints as f64 * job.checkpoint_s;
+            if job.on_failure == OnFailure::Restart {
+                let sum = job.work_s + writes_s + slow.lost_s + slow.recovery_s;
+                assert!((slow.wall_s - sum).abs() <= tol, "{ctx}: wall {} vs parts {sum}", slow.wall_s);
+            } else {
+                assert!(slow.failures <= 1 + slow.failed_restarts, "{ctx}: the job ends at its first failure");
+                assert!(slow.wall_s <= job.work_s + writes_s + slow.lost_s + slow.recovery_s + tol, "{ctx}");
+            }
             failures += fast.failures;
         }
     }
@@ -76,6 +89,7 @@ fn failure_exactly_at_a_boundary_is_treated_alike() {
         final_checkpoint: FinalCheckpoint::Written,
         checkpoint_exposure: Exposure::CanFail,
         restart_exposure: Exposure::CanFail,
+        on_failure: OnFailure::Restart,
     };
     let layout = ChunkLayout::new(job.work_s, 4.0);
     for times in [vec![4.0], vec![5.0], vec![13.0], vec![4.0, 5.0], vec![4.0, 7.0], vec![9.0, 12.0, 14.0]] {

@@ -87,6 +87,7 @@ fn weibull_shape_one_is_exponential() {
         final_checkpoint: ckptsim::engine::FinalCheckpoint::Written,
         checkpoint_exposure: ckptsim::engine::Exposure::CanFail,
         restart_exposure: ckptsim::engine::Exposure::CanFail,
+        on_failure: ckptsim::engine::OnFailure::Restart,
     };
     let weibull = Law::weibull(11_160.0, 1.0).unwrap();
     let renewal = analytic::renewal::finite_work_overhead(&job, 1636.0, &weibull);
