@@ -6,6 +6,7 @@
 
 pub mod law;
 pub mod platform;
+pub mod trace;
 
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;

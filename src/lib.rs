@@ -17,6 +17,8 @@ pub mod policy;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod schedule;
 pub mod stats;
+pub mod usage;
 
 pub use error::{Error, Result};

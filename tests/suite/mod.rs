@@ -8,6 +8,8 @@ mod engine_paths;
 mod exact;
 mod failure_laws;
 mod formulas;
+mod trace;
+mod usage;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,1 @@
+//! Failure logs: reading, per-system statistics, and replay (issue #4).

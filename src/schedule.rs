@@ -1,0 +1,1 @@
+//! Job schedules (issue #5).

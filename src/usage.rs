@@ -1,0 +1,1 @@
+//! The usage domain of Graziani, Lusch & Messer (2026) (issue #5).

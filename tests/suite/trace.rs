@@ -1,0 +1,1 @@
+//! Failure logs (issue #4).
