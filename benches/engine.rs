@@ -102,7 +102,7 @@ impl BenchPoint {
         let point = scenario.points.iter().find(|p| p.job == self.job && p.factor == 1.0);
         let point = point.unwrap_or_else(|| panic!("{SCENARIO} has no point with factor 1 and job {:?}", self.job));
         assert_eq!(
-            (&point.failures, point.interval_s),
+            (&point.failures.base, point.interval_s),
             (&self.law, self.young_s),
             "{SCENARIO} moved the benchmark point"
         );

@@ -4,15 +4,19 @@
 //! (DESIGN.md, "the one idea the architecture rests on"). Streams are independent of the
 //! job's policy, so every sweep point of one replication can replay the same stream.
 
+pub mod burst;
 pub mod law;
 pub mod platform;
+pub mod topology;
 pub mod trace;
 
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;
 
+pub use burst::{Burst, BurstStream};
 pub use law::Law;
 pub use platform::{CohortStream, JobRenewalStream, NodeClass, NodeHeapStream, Start};
+pub use topology::{Level, Placement, Topology};
 
 /// What a failure takes down. Only whole-job failures exist today; node, rack, switch,
 /// power and system scopes arrive with platforms and topologies, so that multilevel
@@ -21,6 +25,12 @@ pub use platform::{CohortStream, JobRenewalStream, NodeClass, NodeHeapStream, St
 pub enum FailureScope {
     /// The failure interrupts the job as a whole (the job-level stream of MODELS.md §1).
     Job,
+    /// A domain event (rack, switch, power, system) that holds some of the job's nodes.
+    Domain(Level),
+    /// An event that took k random nodes of the platform, one of them the job's.
+    RandomNodes,
+    /// A child in a failure burst.
+    Burst,
 }
 
 /// One failure event of the machine, in wall-clock time since the job started.
@@ -164,6 +174,12 @@ pub enum Stream {
     Cohort(CohortStream),
     /// Per-node renewal node by node.
     NodeHeap(NodeHeapStream),
+    /// Renewal events thinned by a hit probability.
+    Thinned(ThinnedStream),
+    /// Several streams merged in time order.
+    Merged(MergedStream),
+    /// A stream with Hawkes bursts on top.
+    Burst(BurstStream),
 }
 
 impl FailureStream for Stream {
@@ -174,6 +190,9 @@ impl FailureStream for Stream {
             Stream::JobRenewal(s) => s.next_failure(),
             Stream::Cohort(s) => s.next_failure(),
             Stream::NodeHeap(s) => s.next_failure(),
+            Stream::Thinned(s) => s.next_failure(),
+            Stream::Merged(s) => s.next_failure(),
+            Stream::Burst(s) => s.next_failure(),
         }
     }
 }
@@ -225,5 +244,282 @@ impl FailureStream for ListStream {
         let time_s = self.times_s.get(self.next).copied().unwrap_or(f64::INFINITY);
         self.next += 1;
         Failure { time_s, scope: FailureScope::Job }
+    }
+}
+
+/// A stationary renewal process of events, each of which strikes the job with probability
+/// `hit` (events that take k random nodes of the platform; MODELS.md §3).
+#[derive(Debug, Clone)]
+pub struct ThinnedStream {
+    law: Law,
+    hit: f64,
+    now_s: f64,
+    started: bool,
+    scope: FailureScope,
+    rng: Pcg64Mcg,
+}
+
+impl ThinnedStream {
+    /// Events with inter-arrival law `law` (stationary start), kept with probability `hit`.
+    pub fn new(law: Law, hit: f64, scope: FailureScope, rng: Pcg64Mcg) -> Self {
+        ThinnedStream { law, hit, now_s: 0.0, started: false, scope, rng }
+    }
+}
+
+impl FailureStream for ThinnedStream {
+    fn next_failure(&mut self) -> Failure {
+        if self.hit <= 0.0 {
+            return Failure { time_s: f64::INFINITY, scope: self.scope };
+        }
+        loop {
+            let gap =
+                if self.started { self.law.sample(&mut self.rng) } else { self.law.sample_residual(&mut self.rng) };
+            self.started = true;
+            self.now_s += gap;
+            if rand::RngExt::random::<f64>(&mut self.rng) < self.hit {
+                return Failure { time_s: self.now_s, scope: self.scope };
+            }
+        }
+    }
+}
+
+/// Several streams merged in time order.
+#[derive(Debug, Clone)]
+pub struct MergedStream {
+    parts: Vec<(Stream, Failure)>,
+}
+
+impl MergedStream {
+    /// The superposition of `parts`.
+    pub fn new(parts: Vec<Stream>) -> Self {
+        MergedStream {
+            parts: parts
+                .into_iter()
+                .map(|mut s| {
+                    let head = s.next_failure();
+                    (s, head)
+                })
+                .collect(),
+        }
+    }
+}
+
+impl FailureStream for MergedStream {
+    fn next_failure(&mut self) -> Failure {
+        let i = (0..self.parts.len())
+            .min_by(|&a, &b| self.parts[a].1.time_s.total_cmp(&self.parts[b].1.time_s))
+            .expect("at least one part");
+        let (stream, head) = &mut self.parts[i];
+        let out = *head;
+        *head = stream.next_failure();
+        out
+    }
+}
+
+/// Domain events of one level: each domain's events are a renewal process of `law`
+/// (per-domain lifetimes) and take every node of the domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DomainEvents {
+    /// The level.
+    pub level: Level,
+    /// Lifetime law of one domain (mean = per-domain MTBF).
+    pub law: Law,
+}
+
+/// Events that take `nodes` random nodes of the platform at once, as a renewal process of
+/// `law` over the whole platform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomEvents {
+    /// Nodes each event takes, k.
+    pub nodes: u64,
+    /// Law of the time between such events on the platform.
+    pub law: Law,
+}
+
+/// Sub-stream tags of the parts of a composite failure model (the node-level stream keeps
+/// [`crate::runner::FAILURE_STREAM`], so adding domains does not move its draws).
+const DOMAIN_TAG: u64 = 0x646f_6d00; // "dom"
+const RANDOM_TAG: u64 = 0x726e_6400; // "rnd"
+const BURST_TAG: u64 = 0x6272_7300; // "brs"
+/// Sub-stream of random placements: common to every sweep point of a replication.
+pub const PLACEMENT_STREAM: u64 = 0x706c_6163; // "plac"
+
+/// Everything that fails the job: its own nodes (or the job as a whole), domain events on
+/// the topology it is placed on, random multi-node events, and bursts on top.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failures {
+    /// Failures of the job's own nodes, or of the job as a whole.
+    pub base: FailureModel,
+    /// The platform, where domains or random events need one.
+    pub topology: Option<Topology>,
+    /// Where the job sits on the topology.
+    pub placement: Placement,
+    /// The job's nodes.
+    pub job_nodes: u64,
+    /// Domain events, by level.
+    pub domains: Vec<DomainEvents>,
+    /// Multi-node random events.
+    pub random: Option<RandomEvents>,
+    /// Bursts on top of everything.
+    pub burst: Option<Burst>,
+}
+
+impl Failures {
+    /// Failures of the job alone: no topology, domains or bursts.
+    pub fn simple(base: FailureModel, job_nodes: u64) -> Self {
+        Failures {
+            base,
+            topology: None,
+            placement: Placement::Packed,
+            job_nodes,
+            domains: vec![],
+            random: None,
+            burst: None,
+        }
+    }
+
+    /// The touched domains of a deterministic placement; `None` for random placements.
+    pub fn fixed_touched(&self) -> Option<topology::Touched> {
+        let t = self.topology.as_ref()?;
+        match self.placement {
+            Placement::Random => None,
+            p => {
+                let mut unused = <Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0);
+                Some(topology::touched(t, self.job_nodes, p, &mut unused))
+            }
+        }
+    }
+
+    /// Probability that a random multi-node event strikes the job.
+    pub fn random_hit(&self) -> f64 {
+        match (&self.random, &self.topology) {
+            (Some(r), Some(t)) => topology::random_event_hit_probability(t.nodes(), self.job_nodes, r.nodes),
+            _ => 0.0,
+        }
+    }
+
+    /// The job's failure rate (1/s) in equilibrium with `touched` domains, bursts included:
+    /// λ = (λ_nodes + Σ g_ℓ/μ_ℓ + p_hit/μ_k)/(1 − n) (MODELS.md §3).
+    pub fn rate_per_s(&self, touched: &topology::Touched) -> f64 {
+        let domains: f64 = self.domains.iter().map(|d| touched.of(d.level) as f64 / d.law.mean_s()).sum();
+        let random = self.random.as_ref().map_or(0.0, |r| self.random_hit() / r.law.mean_s());
+        let base = 1.0 / self.base.mtbf_s() + domains + random;
+        base / (1.0 - self.burst.map_or(0.0, |b| b.branching))
+    }
+
+    /// The distribution of touched domains: one certain value for deterministic placements;
+    /// for random placements the exact distribution of touched racks, where racks are the
+    /// only domain level; `None` otherwise.
+    pub fn touched_distribution(&self) -> Option<Vec<(f64, topology::Touched)>> {
+        if let Some(t) = self.fixed_touched() {
+            return Some(vec![(1.0, t)]);
+        }
+        let Some(topo) = &self.topology else {
+            return Some(vec![(1.0, topology::Touched::default())]);
+        };
+        if self.domains.iter().any(|d| !matches!(d.level, Level::Rack | Level::System)) {
+            return None;
+        }
+        let pmf = topology::touched_racks_pmf(topo.racks, topo.nodes_per_rack, self.job_nodes);
+        Some(
+            pmf.into_iter()
+                .enumerate()
+                .filter(|(_, p)| *p > 0.0)
+                .map(|(g, p)| (p, topology::Touched { counts: [g as u64, 0, 0, 1] }))
+                .collect(),
+        )
+    }
+
+    /// The job's mean time between failures (s): 1/E[λ] over the placement's distribution.
+    pub fn mtbf_s(&self) -> f64 {
+        match self.touched_distribution() {
+            Some(dist) => 1.0 / dist.iter().map(|(p, t)| p * self.rate_per_s(t)).sum::<f64>(),
+            None => {
+                // Mean touched racks and higher domains by sampling placements (seeded).
+                let topo = self.topology.as_ref().expect("random placement has a topology");
+                let mut rng = <Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0x6d74_6266);
+                let samples = 10_000;
+                let total: f64 = (0..samples)
+                    .map(|_| self.rate_per_s(&topology::touched(topo, self.job_nodes, self.placement, &mut rng)))
+                    .sum();
+                samples as f64 / total
+            }
+        }
+    }
+
+    /// Whether every part is Poisson: then the job's stream is Poisson given the placement.
+    pub fn is_poisson(&self) -> bool {
+        self.base.is_poisson()
+            && self.domains.iter().all(|d| d.law.is_exponential())
+            && self.random.as_ref().is_none_or(|r| r.law.is_exponential())
+            && self.burst.is_none_or(|b| b.branching == 0.0)
+    }
+
+    /// The stream of replication `rep` under master seed `seed`, with repairs of
+    /// `downtime_s` (s) for job-level renewal.
+    pub fn stream(&self, seed: u64, rep: u64, downtime_s: f64) -> Stream {
+        use crate::runner::{FAILURE_STREAM, stream_rng};
+        let base = self.base.stream(stream_rng(seed, rep, FAILURE_STREAM), downtime_s);
+        if self.domains.is_empty() && self.random.is_none() && self.burst.is_none() {
+            return base;
+        }
+        let mut parts = vec![base];
+        if let Some(topo) = &self.topology {
+            let touched = match self.fixed_touched() {
+                Some(t) => t,
+                None => topology::touched(
+                    topo,
+                    self.job_nodes,
+                    self.placement,
+                    &mut stream_rng(seed, rep, PLACEMENT_STREAM),
+                ),
+            };
+            for (i, d) in self.domains.iter().enumerate() {
+                let g = touched.of(d.level);
+                if g == 0 {
+                    continue;
+                }
+                let rng = stream_rng(seed, rep, DOMAIN_TAG + i as u64);
+                parts.push(if d.law.is_exponential() {
+                    Stream::Exponential(ExponentialStream::new(d.law.mean_s() / g as f64, rng))
+                } else {
+                    let classes = vec![NodeClass { nodes: g, law: d.law.clone() }];
+                    Stream::Cohort(CohortStream::new(classes, Start::Stationary, rng))
+                });
+            }
+            if let Some(r) = &self.random {
+                let rng = stream_rng(seed, rep, RANDOM_TAG);
+                parts.push(Stream::Thinned(ThinnedStream::new(
+                    r.law.clone(),
+                    self.random_hit(),
+                    FailureScope::RandomNodes,
+                    rng,
+                )));
+            }
+        }
+        let merged =
+            if parts.len() == 1 { parts.pop().expect("one part") } else { Stream::Merged(MergedStream::new(parts)) };
+        match self.burst {
+            Some(b) => Stream::Burst(BurstStream::new(merged, b, stream_rng(seed, rep, BURST_TAG))),
+            None => merged,
+        }
+    }
+
+    /// The model in a few words, for reports.
+    pub fn describe(&self) -> String {
+        let mut s = self.base.describe();
+        if let Some(t) = self.topology.as_ref().filter(|_| !self.domains.is_empty() || self.random.is_some()) {
+            s.push_str(&format!("; {} on {}×{}", self.placement.name(), t.racks, t.nodes_per_rack));
+        }
+        for d in &self.domains {
+            s.push_str(&format!("; {} {}", d.level.name(), d.law.describe()));
+        }
+        if let Some(r) = &self.random {
+            s.push_str(&format!("; {} random nodes {}", r.nodes, r.law.describe()));
+        }
+        if let Some(b) = &self.burst {
+            s.push_str(&format!("; bursts n = {}", b.branching));
+        }
+        s
     }
 }

@@ -31,12 +31,19 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
         return None;
     }
     if point.failures.is_poisson() {
-        let m = point.failures.mtbf_s();
-        return Some((EXACT_EXPONENTIAL, analytic::finite_work_overhead(job, point.interval_s, m)));
+        // Exact given the placement: a mixture over the touched domains for random ones.
+        let dist = point.failures.touched_distribution()?;
+        let value = dist
+            .iter()
+            .map(|(p, t)| p * analytic::finite_work_overhead(job, point.interval_s, 1.0 / point.failures.rate_per_s(t)))
+            .sum();
+        return Some((EXACT_EXPONENTIAL, value));
     }
-    match &point.failures {
+    let f = &point.failures;
+    let alone = f.domains.is_empty() && f.random.is_none() && f.burst.is_none();
+    match &f.base {
         FailureModel::JobRenewal { law, start: Start::Fresh }
-            if job.checkpoint_exposure == Exposure::CanFail && job.restart_exposure == Exposure::CanFail =>
+            if alone && job.checkpoint_exposure == Exposure::CanFail && job.restart_exposure == Exposure::CanFail =>
         {
             Some((RENEWAL_REWARD, analytic::renewal::finite_work_overhead(job, point.interval_s, law)))
         }

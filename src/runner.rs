@@ -50,7 +50,7 @@ pub fn stream_rng(seed: u64, rep: u64, tag: u64) -> Pcg64Mcg {
 
 /// Plays replication `rep` of `point`.
 pub fn replicate(point: &Point, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
-    let mut stream = point.failures.stream(stream_rng(seed, rep, FAILURE_STREAM), point.job.downtime_s);
+    let mut stream = point.failures.stream(seed, rep, point.job.downtime_s);
     let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
     engine::play_periodic(&point.job, &layout, &mut stream, Limits::default())
 }

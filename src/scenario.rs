@@ -13,7 +13,10 @@ use serde::Deserialize;
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::{Error, Origin, Result};
-use crate::failure::{FailureModel, Law, NodeClass, Renewal, Sampler, Start};
+use crate::failure::{
+    Burst, DomainEvents, FailureModel, Failures, Law, Level, NodeClass, Placement, RandomEvents, Renewal, Sampler,
+    Start, Topology,
+};
 
 /// The units a duration may carry, with their length in seconds (`y` = 365 d).
 pub const DURATION_UNITS: [(&str, f64); 6] =
@@ -154,6 +157,7 @@ struct RawScenario {
     failures: RawFailures,
     #[serde(default)]
     policy: RawPolicy,
+    topology: Option<RawTopology>,
     #[allow(dead_code)] // read from the table, kept here so the key is known
     sweep: Option<toml::Table>,
 }
@@ -178,6 +182,52 @@ struct RawJob {
     failures_during_checkpoint: Option<bool>,
     failures_during_restart: Option<bool>,
     on_failure: Option<OnFailureName>,
+    placement: Option<PlacementName>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PlacementName {
+    Packed,
+    Spread,
+    Random,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTopology {
+    racks: u64,
+    nodes_per_rack: u64,
+    racks_per_switch: Option<u64>,
+    racks_per_power: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDomain {
+    law: Option<LawName>,
+    mtbf: Option<DurationS>,
+    shape: Option<f64>,
+    sigma: Option<f64>,
+    times: Option<Vec<DurationS>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRandom {
+    nodes: u64,
+    law: Option<LawName>,
+    mtbf: Option<DurationS>,
+    shape: Option<f64>,
+    sigma: Option<f64>,
+    times: Option<Vec<DurationS>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBurst {
+    branching: f64,
+    decay: DurationS,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -200,6 +250,12 @@ struct RawFailures {
     start: Option<StartName>,
     sampler: Option<SamplerName>,
     class: Option<Vec<RawClass>>,
+    rack: Option<RawDomain>,
+    switch: Option<RawDomain>,
+    power: Option<RawDomain>,
+    system: Option<RawDomain>,
+    random: Option<RawRandom>,
+    burst: Option<RawBurst>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -302,8 +358,8 @@ pub struct Point {
     pub job: Job,
     /// Nodes the job runs on.
     pub nodes: u64,
-    /// The machine's failure model.
-    pub failures: FailureModel,
+    /// Everything that fails the job.
+    pub failures: Failures,
     /// The interval rule, before the factor.
     pub rule: IntervalRule,
     /// The factor applied to the rule's interval.
@@ -567,7 +623,8 @@ fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::r
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
     }
-    let failures = resolve_failures(&raw.failures, nodes)?;
+    let base = resolve_failures(&raw.failures, nodes)?;
+    let failures = resolve_correlated(raw, base, nodes)?;
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
@@ -640,6 +697,118 @@ fn build_law(spec: &LawSpec, mean_s: Option<f64>) -> std::result::Result<Law, Fi
             })
         }
     }
+}
+
+/// Topology, placement, domain events, random multi-node events and bursts around the
+/// job's own failure model.
+fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std::result::Result<Failures, FieldError> {
+    let f = &raw.failures;
+    let topology = match &raw.topology {
+        None => None,
+        Some(t) => {
+            for (key, v) in [
+                ("topology.racks", Some(t.racks)),
+                ("topology.nodes_per_rack", Some(t.nodes_per_rack)),
+                ("topology.racks_per_switch", t.racks_per_switch),
+                ("topology.racks_per_power", t.racks_per_power),
+            ] {
+                if v == Some(0) {
+                    return Err(field(key, "0 is out of range: accepted is an integer ≥ 1"));
+                }
+            }
+            Some(Topology {
+                racks: t.racks,
+                nodes_per_rack: t.nodes_per_rack,
+                racks_per_switch: t.racks_per_switch,
+                racks_per_power: t.racks_per_power,
+            })
+        }
+    };
+    let placement = match raw.job.placement {
+        None | Some(PlacementName::Packed) => Placement::Packed,
+        Some(PlacementName::Spread) => Placement::Spread,
+        Some(PlacementName::Random) => Placement::Random,
+    };
+    let mut domains = vec![];
+    for (level, d) in
+        [(Level::Rack, &f.rack), (Level::Switch, &f.switch), (Level::Power, &f.power), (Level::System, &f.system)]
+    {
+        let Some(d) = d else { continue };
+        let prefix = format!("failures.{}", level.name());
+        let Some(topo) = &topology else {
+            return Err(field(&prefix, "domain events need a [topology] (racks, nodes_per_rack)"));
+        };
+        if topo.racks_per(level).is_none() {
+            let key = format!("topology.racks_per_{}", level.name());
+            return Err(field(&prefix, format!("{} domains need {key} in [topology]", level.name())));
+        }
+        let mean = d.mtbf.map(|m| duration_at_least(&format!("{prefix}.mtbf"), m, true)).transpose()?;
+        let spec = LawSpec {
+            prefix: prefix.clone(),
+            law: d.law.unwrap_or(LawName::Exponential),
+            shape: d.shape,
+            sigma: d.sigma,
+            times: d.times.as_deref(),
+        };
+        let law = build_law(&spec, mean).map_err(|mut e| {
+            if e.key.ends_with(".mtbf") {
+                e.message = format!("give {prefix}.mtbf, the mean time between failures of one {}", level.name());
+            }
+            e
+        })?;
+        domains.push(DomainEvents { level, law });
+    }
+    let random = match &f.random {
+        None => None,
+        Some(r) => {
+            let Some(topo) = &topology else {
+                return Err(field("failures.random", "random multi-node events need a [topology]"));
+            };
+            if r.nodes == 0 || r.nodes > topo.nodes() {
+                return Err(field(
+                    "failures.random.nodes",
+                    format!("{} is out of range: accepted is 1 to the platform's {} nodes", r.nodes, topo.nodes()),
+                ));
+            }
+            let mean = r.mtbf.map(|m| duration_at_least("failures.random.mtbf", m, true)).transpose()?;
+            let spec = LawSpec {
+                prefix: "failures.random".into(),
+                law: r.law.unwrap_or(LawName::Exponential),
+                shape: r.shape,
+                sigma: r.sigma,
+                times: r.times.as_deref(),
+            };
+            Some(RandomEvents { nodes: r.nodes, law: build_law(&spec, mean)? })
+        }
+    };
+    let burst = match &f.burst {
+        None => None,
+        Some(b) => {
+            if !(0.0..1.0).contains(&b.branching) {
+                return Err(field(
+                    "failures.burst.branching",
+                    format!("{} is out of range: accepted is 0 ≤ n < 1 (n ≥ 1 bursts never end)", b.branching),
+                ));
+            }
+            Some(Burst { branching: b.branching, decay_s: duration_at_least("failures.burst.decay", b.decay, true)? })
+        }
+    };
+    if let Some(topo) = &topology {
+        if nodes > topo.nodes() {
+            return Err(field(
+                "job.nodes",
+                format!(
+                    "{nodes} nodes do not fit: the platform has {} racks × {} = {} nodes",
+                    topo.racks,
+                    topo.nodes_per_rack,
+                    topo.nodes()
+                ),
+            ));
+        }
+    } else if raw.job.placement.is_some() {
+        return Err(field("job.placement", "a placement needs a [topology] to place the job on"));
+    }
+    Ok(Failures { base, topology, placement, job_nodes: nodes, domains, random, burst })
 }
 
 fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<FailureModel, FieldError> {

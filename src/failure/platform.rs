@@ -31,7 +31,7 @@ pub struct NodeClass {
 
 /// A time with a total order, for the heaps.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct At(f64);
+pub(crate) struct At(pub f64);
 
 impl Eq for At {}
 

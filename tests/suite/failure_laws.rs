@@ -114,7 +114,7 @@ fn per_node_exponential_platform_is_the_job_level_model() {
     let text = scenario(failures, "nodes = 64", "\"policy.factor\" = [0.5, 1, 2]");
     let sc = inline(&text);
     assert!((sc.points[0].failures.mtbf_s() - 3.1 * 3600.0).abs() < 1e-6);
-    assert!(matches!(sc.points[0].failures, FailureModel::Platform { sampler: Sampler::PerNode, .. }));
+    assert!(matches!(sc.points[0].failures.base, FailureModel::Platform { sampler: Sampler::PerNode, .. }));
     assert_matches_model(&text, 3000, report::EXACT_EXPONENTIAL);
 }
 
@@ -239,7 +239,7 @@ fn the_two_sample_test_has_power() {
 #[test]
 fn lemon_classes_set_the_job_mtbf() {
     let sc = super::load("scenarios/lemon-nodes.toml", &[]);
-    let FailureModel::Platform { classes, .. } = &sc.points[0].failures else { panic!("a platform") };
+    let FailureModel::Platform { classes, .. } = &sc.points[0].failures.base else { panic!("a platform") };
     assert_eq!(classes.iter().map(|c| c.nodes).collect::<Vec<_>>(), vec![1004, 20]);
     let year_s = 365.0 * 86_400.0;
     let expected = 1.0 / (1004.0 / (5.0 * year_s) + 20.0 / year_s);
