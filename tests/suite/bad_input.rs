@@ -314,3 +314,40 @@ fn unknown_renewal_start_or_sampler() {
     );
     rejects(&failures("mtbf = \"3 h\"\nsampler = \"fast\""), &[], &["bad.toml:12:11", "failures.sampler", "per-node"]);
 }
+
+const TOPOLOGY: &str = "\n[topology]\nracks = 4\nnodes_per_rack = 8\n";
+
+#[test]
+fn job_larger_than_the_platform() {
+    rejects(&format!("{GOOD}{TOPOLOGY}"), &["--set", "job.nodes=33"], &["--set job.nodes=33", "job.nodes", "32 nodes"]);
+}
+
+#[test]
+fn impossible_placements_and_domains() {
+    rejects(
+        &with("restart = \"10 min\"", "restart = \"10 min\"\nplacement = \"spread\""),
+        &[],
+        &["bad.toml:9:13", "job.placement", "[topology]"],
+    );
+    rejects(
+        &with("restart = \"10 min\"", "restart = \"10 min\"\nplacement = \"diagonal\""),
+        &[],
+        &["bad.toml:9:13", "packed", "spread", "random"],
+    );
+    let switch = format!("{GOOD}{TOPOLOGY}\n[failures.switch]\nmtbf = \"1 y\"\n");
+    rejects(&switch, &[], &["failures.switch", "racks_per_switch"]);
+    let rack = format!("{GOOD}\n[failures.rack]\nmtbf = \"1 y\"\n");
+    rejects(&rack, &[], &["bad.toml:18", "failures.rack", "[topology]"]);
+    let random = format!("{GOOD}{TOPOLOGY}\n[failures.random]\nnodes = 40\nmtbf = \"1 d\"\n");
+    rejects(&random, &[], &["failures.random.nodes", "32 nodes"]);
+    let zero = format!("{GOOD}\n[topology]\nracks = 0\nnodes_per_rack = 8\n");
+    rejects(&zero, &[], &["bad.toml:19:9", "topology.racks", "≥ 1"]);
+}
+
+#[test]
+fn supercritical_bursts() {
+    let burst = format!("{GOOD}\n[failures.burst]\nbranching = 1.0\ndecay = \"10 min\"\n");
+    rejects(&burst, &[], &["bad.toml:19:13", "failures.burst.branching", "n < 1"]);
+    let bare = format!("{GOOD}\n[failures.burst]\nbranching = 0.5\ndecay = 600\n");
+    rejects(&bare, &[], &["bad.toml:20:9", "unit"]);
+}

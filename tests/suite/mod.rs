@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod cli;
+mod correlated;
 mod coverage;
 mod determinism;
 mod engine_paths;
