@@ -60,6 +60,35 @@ pub enum Command {
     Run(RunArgs),
     /// Closed forms for exponential failures, instantly (MODELS.md §1).
     Formulas(FormulasArgs),
+    /// The best interval by simulation (common random numbers), with its interval and the
+    /// formulas' regrets.
+    Optimize(OptimizeArgs),
+}
+
+/// Arguments of `ckptsim optimize`.
+#[derive(Debug, clap::Args)]
+pub struct OptimizeArgs {
+    /// A scenario file (TOML) with one point: use --set to fix swept keys.
+    pub scenario: PathBuf,
+    /// Replications behind every candidate interval (default: the larger of the scenario's
+    /// and 10,000).
+    #[arg(long)]
+    pub reps: Option<u64>,
+    /// Master seed (overrides the scenario's run.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). The result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Override a scenario key (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Folder for `<name>-optimize.json` and the curve `<name>-optimize.csv`.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Arguments of `ckptsim run`.
@@ -138,6 +167,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Run(args) => cmd_run(&args),
         Command::Formulas(args) => cmd_formulas(&args),
+        Command::Optimize(args) => cmd_optimize(&args),
     };
     match result {
         Ok(()) => 0,
@@ -168,16 +198,9 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         (None, Some(h)) => Some(Stop::Precision(h)),
         (None, None) => None,
     };
-    if args.threads == Some(0) {
-        return Err(usage("--threads 0: accepted is an integer ≥ 1".into()));
-    }
+    let pool = thread_pool(args.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.threads {
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().context("starting the worker threads")?;
     std::fs::create_dir_all(&args.out)
         .map_err(|source| Error::Io { path: args.out.clone(), source })
         .context("creating the output folder")?;
@@ -213,6 +236,55 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())?;
         }
     }
+    Ok(())
+}
+
+/// Replications behind every candidate of `optimize` unless the scenario asks for more.
+pub const OPTIMIZE_DEFAULT_REPLICATIONS: u64 = 10_000;
+
+fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        return Err(usage("--threads 0: accepted is an integer ≥ 1".into()));
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    builder.build().context("starting the worker threads")
+}
+
+fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
+    let sc = scenario::load(&args.scenario, &args.sets)?;
+    if sc.points.len() != 1 {
+        let keys: Vec<&str> = sc.axes.iter().map(|a| a.key.as_str()).collect();
+        return Err(usage(format!(
+            "{}: optimize takes one point, but the sweep has {}; fix the swept keys with --set ({})",
+            args.scenario.display(),
+            sc.points.len(),
+            keys.join(", ")
+        )));
+    }
+    let reps = match (args.reps, sc.run.stop) {
+        (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
+        (Some(n), _) => n,
+        (None, Stop::Replications(n)) => n.max(OPTIMIZE_DEFAULT_REPLICATIONS),
+        (None, Stop::Precision(_)) => OPTIMIZE_DEFAULT_REPLICATIONS,
+    };
+    let seed = args.seed.unwrap_or(sc.run.seed);
+    let pool = thread_pool(args.threads)?;
+    let point = &sc.points[0];
+    let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    let json = report::optimum_json(&sc, seed, &opt);
+    let csv = report::optimum_csv(&opt);
+    report::write_atomic(&args.out.join(format!("{}-optimize.json", sc.name)), json.as_bytes())?;
+    report::write_atomic(&args.out.join(format!("{}-optimize.csv", sc.name)), csv.as_bytes())?;
+    let shown = match args.format {
+        Format::Table => report::optimum_table(&sc, seed, &opt),
+        Format::Csv => csv,
+        Format::Json => json,
+    };
+    std::io::stdout().write_all(shown.as_bytes())?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod failure;
+pub mod optimize;
 pub mod policy;
 pub mod report;
 pub mod runner;

@@ -298,3 +298,75 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn output_paths(out_dir: &Path, scenario: &Scenario) -> (PathBuf, PathBuf) {
     (out_dir.join(format!("{}.csv", scenario.name)), out_dir.join(format!("{}.json", scenario.name)))
 }
+
+/// The JSON of `ckptsim optimize`: `best_interval_s`, `interval_ci_low_s`,
+/// `interval_ci_high_s`, `best_overhead_mean`, `formulas: [{name, interval_s, overhead_mean,
+/// regret, regret_ci_low, regret_ci_high}]`, with the curve of every candidate evaluated.
+pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
+    let doc = json!({
+        "scenario": scenario.name,
+        "version": env!("CARGO_PKG_VERSION"),
+        "seed": seed,
+        "replications": o.replications,
+        "failure_model": scenario.points[0].failures.describe(),
+        "best_interval_s": o.best_interval_s,
+        "interval_ci_low_s": o.interval_ci_low_s,
+        "interval_ci_high_s": o.interval_ci_high_s,
+        "best_overhead_mean": o.best_overhead_mean,
+        "best_overhead_half_width": o.best_overhead_half_width,
+        "formulas": o.formulas.iter().map(|f| json!({
+            "name": f.name, "interval_s": f.interval_s, "overhead_mean": f.overhead_mean,
+            "regret": f.regret, "regret_ci_low": f.regret_ci_low, "regret_ci_high": f.regret_ci_high,
+        })).collect::<Vec<_>>(),
+        "curve": o.curve.iter().map(|(t, h)| json!({"interval_s": t, "overhead_mean": h})).collect::<Vec<_>>(),
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
+    text.push('\n');
+    text
+}
+
+/// The candidates `optimize` evaluated, as CSV: `interval_s,overhead_mean`.
+pub fn optimum_csv(o: &crate::optimize::Optimum) -> String {
+    let mut out = String::from("interval_s,overhead_mean\n");
+    for (t, h) in &o.curve {
+        out.push_str(&format!("{t},{h}\n"));
+    }
+    out
+}
+
+/// The terminal table of `ckptsim optimize`.
+pub fn optimum_table(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
+    let unit = duration_unit(o.best_interval_s);
+    let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
+    let mut out = format!(
+        "{}: {}\n  {} replications per candidate (common random numbers), seed {}\n\n",
+        scenario.name,
+        scenario.points[0].failures.describe(),
+        o.replications,
+        seed
+    );
+    out.push_str(&format!(
+        "  best interval  {}   (not significantly worse: {} to {})\n  overhead       {:.5} ± {:.5}\n\n",
+        f(o.best_interval_s),
+        f(o.interval_ci_low_s),
+        f(o.interval_ci_high_s),
+        o.best_overhead_mean,
+        o.best_overhead_half_width
+    ));
+    out.push_str(&format!("  {:<16} {:>14} {:>10} {:>26}\n", "formula", "interval", "overhead", "regret (95% CI)"));
+    for r in &o.formulas {
+        out.push_str(&format!(
+            "  {:<16} {:>14} {:>10.5} {:>+10.5} [{:+.5}, {:+.5}]\n",
+            r.name,
+            f(r.interval_s),
+            r.overhead_mean,
+            r.regret,
+            r.regret_ci_low,
+            r.regret_ci_high
+        ));
+    }
+    out.push_str(
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams.\n",
+    );
+    out
+}

@@ -1,0 +1,206 @@
+//! The best checkpoint interval by simulation, with common random numbers: every candidate
+//! interval replays the same failure streams, so differences between candidates are paired
+//! and far more precise than independent runs (DESIGN.md; MODELS.md §6).
+//!
+//! Search: a log-spaced scan around Young's interval brackets the minimum of the paired
+//! sample mean, golden-section search narrows it, and a refinement grid around the best
+//! point gives the set of intervals not significantly worse than the best (the 95% interval
+//! of the paired difference reaches zero): its range is the reported interval of the best.
+
+use rayon::prelude::*;
+
+use crate::analytic;
+use crate::engine::{Exposure, Limits};
+use crate::error::{Error, Result};
+use crate::policy::ChunkLayout;
+use crate::scenario::Point;
+use crate::stats::Moments;
+
+/// Candidates of the first scan, log-spaced over [Young/`SCAN_SPAN`, Young·`SCAN_SPAN`].
+const SCAN_POINTS: usize = 25;
+/// Half-width of the first scan, as a factor around Young's interval.
+const SCAN_SPAN: f64 = 30.0;
+/// Golden-section iterations (each shrinks the bracket by 0.618).
+const GOLDEN_STEPS: usize = 20;
+/// Points of the refinement grid, spread over ±`REFINE_SPAN` around the best interval.
+const REFINE_POINTS: usize = 41;
+/// Relative half-width of the refinement grid.
+const REFINE_SPAN: f64 = 0.25;
+
+/// One candidate interval with its per-replication overheads.
+#[derive(Debug, Clone)]
+struct Candidate {
+    interval_s: f64,
+    overheads: Vec<f64>,
+    mean: f64,
+}
+
+/// A formula's interval, its simulated overhead and its regret against the best interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormulaRegret {
+    /// The formula: `young`, `daly`, `daly-high-order`, `optimal` (exact exponential).
+    pub name: &'static str,
+    /// Its interval (s).
+    pub interval_s: f64,
+    /// Simulated mean overhead at that interval.
+    pub overhead_mean: f64,
+    /// Mean paired difference to the best interval (overhead units), with its 95% interval.
+    pub regret: f64,
+    /// Lower end of the regret's 95% interval.
+    pub regret_ci_low: f64,
+    /// Upper end of the regret's 95% interval.
+    pub regret_ci_high: f64,
+}
+
+/// What `ckptsim optimize` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Optimum {
+    /// Replications behind every candidate (the same streams for all).
+    pub replications: u64,
+    /// The interval with the lowest mean overhead on the refinement grid (s).
+    pub best_interval_s: f64,
+    /// The smallest interval not significantly worse than the best (s).
+    pub interval_ci_low_s: f64,
+    /// The largest interval not significantly worse than the best (s).
+    pub interval_ci_high_s: f64,
+    /// Mean overhead at the best interval.
+    pub best_overhead_mean: f64,
+    /// Its 95% half-width.
+    pub best_overhead_half_width: f64,
+    /// The formulas' intervals against the best.
+    pub formulas: Vec<FormulaRegret>,
+    /// Every candidate evaluated: (interval s, mean overhead), sorted by interval.
+    pub curve: Vec<(f64, f64)>,
+}
+
+/// Mean and 95% half-width of paired differences a − b.
+fn paired(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
+    let mut m = Moments::default();
+    a.iter().zip(b).for_each(|(x, y)| m.add(x - y));
+    let e = m.estimate();
+    (e.mean, e.half_width, e.se)
+}
+
+/// The interval that minimises the mean overhead of `point` under its failure model, over
+/// replications 0..`reps` from `seed`.
+pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
+    let evaluate = |interval_s: f64| -> Result<Candidate> {
+        let layout = ChunkLayout::new(point.job.work_s, interval_s);
+        let overheads: Vec<f64> = (0..reps)
+            .into_par_iter()
+            .map(|rep| {
+                let mut stream = point.failures.stream(seed, rep, point.job.downtime_s);
+                crate::engine::play_periodic(&point.job, &layout, &mut stream, Limits::default())
+                    .map(|r| r.wall_s / point.job.work_s - 1.0)
+                    .map_err(|source| Error::Engine { point: point.index, source })
+            })
+            .collect::<Result<_>>()?;
+        let mut m = Moments::default();
+        overheads.iter().for_each(|&x| m.add(x));
+        Ok(Candidate { interval_s, overheads, mean: m.estimate().mean })
+    };
+    let mtbf_s = point.failures.mtbf_s();
+    let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
+    let mut seen: Vec<Candidate> = vec![];
+
+    // Scan: log-spaced around Young, capped at the work (longer is the same as none).
+    let cap_s = point.job.work_s;
+    let scan: Vec<f64> = (0..SCAN_POINTS)
+        .map(|i| young_s * SCAN_SPAN.powf(2.0 * i as f64 / (SCAN_POINTS - 1) as f64 - 1.0))
+        .map(|t| t.min(cap_s))
+        .collect();
+    for &t in &scan {
+        if seen.iter().all(|c| c.interval_s != t) {
+            seen.push(evaluate(t)?);
+        }
+    }
+    let best_scan = (0..seen.len()).min_by(|&a, &b| seen[a].mean.total_cmp(&seen[b].mean)).expect("scanned");
+    let lo = seen[best_scan.saturating_sub(1)].interval_s;
+    let hi = seen[(best_scan + 1).min(seen.len() - 1)].interval_s;
+
+    // Golden section on ln T inside the bracket.
+    let phi = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut a, mut b) = (lo.ln(), hi.ln());
+    let mut c = b - phi * (b - a);
+    let mut d = a + phi * (b - a);
+    let mut fc = evaluate(c.exp())?;
+    let mut fd = evaluate(d.exp())?;
+    for _ in 0..GOLDEN_STEPS {
+        if fc.mean < fd.mean {
+            b = d;
+            d = c;
+            seen.push(std::mem::replace(&mut fd, fc.clone()));
+            c = b - phi * (b - a);
+            fc = evaluate(c.exp())?;
+        } else {
+            a = c;
+            c = d;
+            seen.push(std::mem::replace(&mut fc, fd.clone()));
+            d = a + phi * (b - a);
+            fd = evaluate(d.exp())?;
+        }
+    }
+    let centre_s = if fc.mean < fd.mean { fc.interval_s } else { fd.interval_s };
+    seen.push(fc);
+    seen.push(fd);
+
+    // Refinement grid: the best point, and every interval not significantly worse.
+    let grid: Vec<Candidate> = (0..REFINE_POINTS)
+        .map(|i| centre_s * (1.0 + REFINE_SPAN * (2.0 * i as f64 / (REFINE_POINTS - 1) as f64 - 1.0)))
+        .map(|t| evaluate(t.min(cap_s)))
+        .collect::<Result<_>>()?;
+    let best = grid.iter().min_by(|x, y| x.mean.total_cmp(&y.mean)).expect("a grid").clone();
+    // Significantly worse: the 95% interval of the paired difference lies above zero.
+    let not_worse: Vec<f64> = grid
+        .iter()
+        .filter(|c| {
+            let (mean, half, _) = paired(&c.overheads, &best.overheads);
+            mean <= half || c.interval_s == best.interval_s
+        })
+        .map(|c| c.interval_s)
+        .collect();
+    let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
+    let interval_ci_high_s = not_worse.iter().copied().fold(0.0, f64::max);
+
+    let mut formulas = vec![];
+    let delta = point.job.checkpoint_s;
+    let exact = match point.job.checkpoint_exposure {
+        Exposure::CanFail => Some(analytic::optimal_interval_s(delta, mtbf_s)),
+        Exposure::CannotFail => analytic::optimal_interval_unfailing_checkpoint_s(&point.job, mtbf_s),
+    };
+    for (name, t) in [
+        ("young", Some(analytic::young_interval_s(delta, mtbf_s))),
+        ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
+        ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
+        ("optimal", exact),
+    ] {
+        let Some(t) = t.filter(|t| *t > 0.0) else { continue };
+        let c = evaluate(t.min(cap_s))?;
+        let (regret, half, _) = paired(&c.overheads, &best.overheads);
+        formulas.push(FormulaRegret {
+            name,
+            interval_s: t,
+            overhead_mean: c.mean,
+            regret,
+            regret_ci_low: regret - half,
+            regret_ci_high: regret + half,
+        });
+    }
+
+    let mut curve: Vec<(f64, f64)> = seen.iter().chain(grid.iter()).map(|c| (c.interval_s, c.mean)).collect();
+    curve.sort_by(|x, y| x.0.total_cmp(&y.0));
+    curve.dedup_by(|x, y| x.0 == y.0);
+    let mut m = Moments::default();
+    best.overheads.iter().for_each(|&x| m.add(x));
+    let e = m.estimate();
+    Ok(Optimum {
+        replications: reps,
+        best_interval_s: best.interval_s,
+        interval_ci_low_s,
+        interval_ci_high_s,
+        best_overhead_mean: e.mean,
+        best_overhead_half_width: e.half_width,
+        formulas,
+        curve,
+    })
+}
