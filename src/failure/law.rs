@@ -109,6 +109,19 @@ fn reg_upper_gamma(a: f64, x: f64) -> f64 {
     }
 }
 
+/// (Q(a, x), P(a, x)), computing only the smaller tail accurately and the other as its
+/// complement: the one near 1 needs no relative precision.
+fn reg_gamma_pair(a: f64, x: f64) -> (f64, f64) {
+    // The median of Gamma(a, 1) is near a − 1/3: below it P < 1/2.
+    if x < a - 1.0 / 3.0 || x < 1.0 {
+        let p = reg_lower_gamma(a, x);
+        (1.0 - p, p)
+    } else {
+        let q = reg_upper_gamma(a, x);
+        (q, 1.0 - q)
+    }
+}
+
 /// Φ(x), the standard normal CDF, accurate in both tails.
 fn normal_cdf(x: f64) -> f64 {
     0.5 * erfc(-x / std::f64::consts::SQRT_2)
@@ -235,10 +248,7 @@ impl Law {
                 let z = (x_s.ln() - log_mean) / sigma;
                 (normal_cdf(-z), normal_cdf(z))
             }
-            Law::Gamma { shape, scale_s } => {
-                let u = x_s / scale_s;
-                (reg_upper_gamma(*shape, u), reg_lower_gamma(*shape, u))
-            }
+            Law::Gamma { shape, scale_s } => reg_gamma_pair(*shape, x_s / scale_s),
             Law::Empirical(e) => {
                 let n = e.sorted_s.len();
                 let at_most = e.sorted_s.partition_point(|v| *v <= x_s);
@@ -304,7 +314,6 @@ impl Law {
         if x_s <= 0.0 {
             return (1.0, 0.0);
         }
-        let mu = self.mean_s();
         let complement = |f: f64, s: f64| if f < 0.5 { (1.0 - f, f) } else { (s, 1.0 - s) };
         match self {
             Law::Exponential { mean_s } => {
@@ -313,11 +322,11 @@ impl Law {
             }
             Law::Weibull { scale_s, shape } => {
                 // ∫₀ˣ S = (η/k)·γ(1/k, (x/η)^k), so F_e = P(1/k, (x/η)^k).
-                let h = (x_s / scale_s).powf(*shape);
-                (reg_upper_gamma(1.0 / shape, h), reg_lower_gamma(1.0 / shape, h))
+                reg_gamma_pair(1.0 / shape, (x_s / scale_s).powf(*shape))
             }
             Law::Lognormal { log_mean, sigma } => {
                 // F_e = (x/μ)·S(x) + E[X; X ≤ x]/μ with E[X; X ≤ x] = μ·Φ(z − σ).
+                let mu = (log_mean + sigma * sigma / 2.0).exp();
                 let z = (x_s.ln() - log_mean) / sigma;
                 let f = x_s / mu * normal_cdf(-z) + normal_cdf(z - sigma);
                 let s = normal_cdf(sigma - z) - x_s / mu * normal_cdf(-z);
@@ -334,7 +343,7 @@ impl Law {
                 let n = e.sorted_s.len();
                 let below = e.sorted_s.partition_point(|v| *v <= x_s);
                 let integral = e.prefix_s[below] + (n - below) as f64 * x_s;
-                let f = (integral / (n as f64 * mu)).min(1.0);
+                let f = (integral / e.prefix_s[n]).min(1.0);
                 (1.0 - f, f)
             }
         }
@@ -363,68 +372,71 @@ impl Law {
         }
     }
 
-    /// Solves Λ(x) = y (or Λ_e with `equilibrium`) from a starting guess: bracketing, then
-    /// bisection on ln x with secant steps, to full double precision.
+    /// Λ(x) and dΛ/dx (1/s) from one evaluation of the tails: the hazard f/S, or
+    /// S/(μ·S_e) for the equilibrium law; the derivative is `None` without a density.
+    fn lambda_and_hazard(&self, x_s: f64, equilibrium: bool, mean_s: f64) -> (f64, Option<f64>) {
+        if equilibrium {
+            let (s_e, f_e) = self.equilibrium_survival_cdf(x_s);
+            let h = match self {
+                Law::Exponential { mean_s } => 1.0 / mean_s,
+                _ => self.survival(x_s) / (mean_s * s_e),
+            };
+            (cum_hazard_from(s_e, f_e), Some(h))
+        } else {
+            let (s, f) = self.survival_cdf(x_s);
+            let d = self.density(x_s);
+            (cum_hazard_from(s, f), d.is_finite().then(|| d / s))
+        }
+    }
+
+    /// Solves Λ(x) = y (or Λ_e with `equilibrium`) from a starting guess: Newton's method
+    /// on ln Λ against ln x with the hazard as derivative, nearly linear for every law
+    /// (Λ ∝ x^k near 0), safeguarded by a bracket (bisection whenever a step leaves it),
+    /// stopped once |Λ − y| is a few ulps of y.
     fn refine_inverse(&self, y: f64, guess_s: f64, equilibrium: bool) -> f64 {
-        let lambda = |x: f64| if equilibrium { self.equilibrium_cum_hazard(x) } else { self.cum_hazard(x) };
         if y <= 0.0 {
             return 0.0;
         }
-        let mut guess = if guess_s.is_finite() && guess_s > 0.0 { guess_s } else { self.mean_s() };
-        if (lambda(guess) - y).abs() <= 4.0 * f64::EPSILON * y {
-            return guess;
-        }
-        // Bracket in ln x.
-        let (mut lo, mut hi) = (guess, guess);
-        if lambda(guess) < y {
-            while lambda(hi) < y {
-                lo = hi;
-                hi *= 2.0;
-                if !hi.is_finite() {
-                    return f64::INFINITY;
-                }
-            }
-        } else {
-            while lambda(lo) >= y {
-                hi = lo;
-                lo /= 2.0;
-                if lo < 1e-300 {
-                    return lo;
-                }
-            }
-        }
-        // Illinois-style regula falsi on (ln x, Λ − y), safeguarded by bisection.
-        let (mut a, mut b) = (lo.ln(), hi.ln());
-        let (mut fa, mut fb) = (lambda(lo) - y, lambda(hi) - y);
-        let mut side = 0;
+        let mean_s = self.mean_s();
+        let tol = 4.0 * f64::EPSILON * y;
+        let mut u = if guess_s.is_finite() && guess_s > 0.0 { guess_s.ln() } else { mean_s.ln() };
+        // Bracket [lo, hi] in ln x with Λ(lo) < y ≤ Λ(hi), narrowed as evaluations show.
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
         for _ in 0..200 {
-            let mut c = (a * fb - b * fa) / (fb - fa);
-            if !(c > a && c < b) {
-                c = 0.5 * (a + b);
+            let x = u.exp();
+            let (big_lambda, hazard) = self.lambda_and_hazard(x, equilibrium, mean_s);
+            let g = big_lambda - y;
+            if g.abs() <= tol {
+                return x;
             }
-            let fc = lambda(c.exp()) - y;
-            if fc == 0.0 || (b - a) <= 2.0 * f64::EPSILON * b.abs().max(1.0) {
-                guess = c.exp();
-                break;
-            }
-            if (fc < 0.0) == (fa < 0.0) {
-                a = c;
-                fa = fc;
-                if side == -1 {
-                    fb /= 2.0;
-                }
-                side = -1;
+            if g < 0.0 {
+                lo = lo.max(u);
             } else {
-                b = c;
-                fb = fc;
-                if side == 1 {
-                    fa /= 2.0;
-                }
-                side = 1;
+                hi = hi.min(u);
             }
-            guess = c.exp();
+            let newton =
+                hazard.filter(|_| big_lambda > 0.0).map(|h| u - (big_lambda.ln() - y.ln()) * big_lambda / (x * h));
+            u = match newton {
+                Some(n) if n.is_finite() && n > lo && n < hi => n,
+                // Outside the bracket, or no derivative: bisect, or grow an open bracket.
+                _ => match (lo.is_finite(), hi.is_finite()) {
+                    (true, true) => 0.5 * (lo + hi),
+                    (true, false) => lo + std::f64::consts::LN_2.max(lo.abs() * 1e-3),
+                    (false, true) => hi - std::f64::consts::LN_2.max(hi.abs() * 1e-3),
+                    (false, false) => unreachable!("one side is set each step"),
+                },
+            };
+            if lo.is_finite() && hi.is_finite() && hi - lo <= 2.0 * f64::EPSILON * hi.abs().max(1.0) {
+                return (0.5 * (lo + hi)).exp();
+            }
+            if u > 709.0 {
+                return f64::INFINITY;
+            }
+            if u < -700.0 {
+                return u.exp();
+            }
         }
-        guess
+        u.exp()
     }
 
     /// One lifetime (s), drawn from `rng`.
