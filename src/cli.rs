@@ -63,6 +63,22 @@ pub enum Command {
     /// The best interval by simulation (common random numbers), with its interval and the
     /// formulas' regrets.
     Optimize(OptimizeArgs),
+    /// The built-in validation suite: simulation against closed forms; exit 1 on a failure.
+    Validate(ValidateArgs),
+}
+
+/// Arguments of `ckptsim validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The quick budget (well under a minute on two cores) instead of the full one.
+    #[arg(long)]
+    pub quick: bool,
+    /// Master seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 /// Arguments of `ckptsim optimize`.
@@ -168,6 +184,7 @@ pub fn main() -> i32 {
         Command::Run(args) => cmd_run(&args),
         Command::Formulas(args) => cmd_formulas(&args),
         Command::Optimize(args) => cmd_optimize(&args),
+        Command::Validate(args) => cmd_validate(&args),
     };
     match result {
         Ok(()) => 0,
@@ -285,6 +302,25 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         Format::Json => json,
     };
     std::io::stdout().write_all(shown.as_bytes())?;
+    Ok(())
+}
+
+fn cmd_validate(args: &ValidateArgs) -> anyhow::Result<()> {
+    let budget = if args.quick { crate::validate::Budget::Quick } else { crate::validate::Budget::Full };
+    let pool = thread_pool(args.threads)?;
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template("{spinner} validating: {msg}").expect("valid template"));
+    let results = pool.install(|| crate::validate::run(budget, args.seed, &|name| bar.set_message(name.to_string())));
+    bar.finish_and_clear();
+    let results = results.context("running the validation suite")?;
+    std::io::stdout().write_all(crate::validate::table(&results).as_bytes())?;
+    let failed = results.iter().filter(|r| !r.passed()).count();
+    if failed > 0 {
+        return Err(anyhow::anyhow!(
+            "{failed} validation case(s) disagree with their closed form by more than {} SE",
+            crate::validate::Z_MAX
+        ));
+    }
     Ok(())
 }
 

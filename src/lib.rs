@@ -21,5 +21,6 @@ pub mod scenario;
 pub mod schedule;
 pub mod stats;
 pub mod usage;
+pub mod validate;
 
 pub use error::{Error, Result};

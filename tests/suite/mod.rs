@@ -11,6 +11,7 @@ mod failure_laws;
 mod formulas;
 mod trace;
 mod usage;
+mod validate;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
