@@ -33,6 +33,8 @@ pub enum Format {
     Csv,
     /// The JSON of the output contract.
     Json,
+    /// A Markdown table, ready to paste into a report.
+    Markdown,
 }
 
 /// Whether a phase can be struck by failures, as a CLI value.
@@ -134,6 +136,10 @@ pub struct RunArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write SVG plots: overhead against interval (when the sweep varies the interval)
+    /// and the wall-time distribution of the best point.
+    #[arg(long)]
+    pub plot: bool,
 }
 
 /// Arguments of `ckptsim formulas`.
@@ -243,10 +249,16 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         let (csv, json) = (rep.csv(), rep.json());
         report::write_atomic(&csv_path, csv.as_bytes())?;
         report::write_atomic(&json_path, json.as_bytes())?;
+        if args.plot {
+            for (suffix, svg) in rep.plots()? {
+                report::write_atomic(&args.out.join(format!("{}-{suffix}.svg", sc.name)), svg.as_bytes())?;
+            }
+        }
         let shown = match args.format {
             Format::Table => rep.table(),
             Format::Csv => csv,
             Format::Json => json,
+            Format::Markdown => rep.markdown(),
         };
         stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
         if args.format == Format::Table {
@@ -296,8 +308,10 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let csv = report::optimum_csv(&opt);
     report::write_atomic(&args.out.join(format!("{}-optimize.json", sc.name)), json.as_bytes())?;
     report::write_atomic(&args.out.join(format!("{}-optimize.csv", sc.name)), csv.as_bytes())?;
+    let svg = report::optimum_svg(&sc, &opt)?;
+    report::write_atomic(&args.out.join(format!("{}-optimize.svg", sc.name)), svg.as_bytes())?;
     let shown = match args.format {
-        Format::Table => report::optimum_table(&sc, seed, &opt),
+        Format::Table | Format::Markdown => report::optimum_table(&sc, seed, &opt),
         Format::Csv => csv,
         Format::Json => json,
     };
@@ -404,7 +418,7 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             }
             String::from_utf8(w.into_inner()?)?
         }
-        Format::Table => formula_table(&job, mtbf_s, &rows),
+        Format::Table | Format::Markdown => formula_table(&job, mtbf_s, &rows),
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(())

@@ -33,6 +33,7 @@ struct Candidate {
     interval_s: f64,
     overheads: Vec<f64>,
     mean: f64,
+    half_width: f64,
 }
 
 /// A formula's interval, its simulated overhead and its regret against the best interval.
@@ -69,8 +70,9 @@ pub struct Optimum {
     pub best_overhead_half_width: f64,
     /// The formulas' intervals against the best.
     pub formulas: Vec<FormulaRegret>,
-    /// Every candidate evaluated: (interval s, mean overhead), sorted by interval.
-    pub curve: Vec<(f64, f64)>,
+    /// Every candidate evaluated: (interval s, mean overhead, 95% half-width), sorted by
+    /// interval.
+    pub curve: Vec<(f64, f64, f64)>,
 }
 
 /// Mean and 95% half-width of paired differences a − b.
@@ -97,7 +99,8 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
             .collect::<Result<_>>()?;
         let mut m = Moments::default();
         overheads.iter().for_each(|&x| m.add(x));
-        Ok(Candidate { interval_s, overheads, mean: m.estimate().mean })
+        let e = m.estimate();
+        Ok(Candidate { interval_s, overheads, mean: e.mean, half_width: e.half_width })
     };
     let mtbf_s = point.failures.mtbf_s();
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
@@ -187,19 +190,17 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
         });
     }
 
-    let mut curve: Vec<(f64, f64)> = seen.iter().chain(grid.iter()).map(|c| (c.interval_s, c.mean)).collect();
+    let mut curve: Vec<(f64, f64, f64)> =
+        seen.iter().chain(grid.iter()).map(|c| (c.interval_s, c.mean, c.half_width)).collect();
     curve.sort_by(|x, y| x.0.total_cmp(&y.0));
     curve.dedup_by(|x, y| x.0 == y.0);
-    let mut m = Moments::default();
-    best.overheads.iter().for_each(|&x| m.add(x));
-    let e = m.estimate();
     Ok(Optimum {
         replications: reps,
         best_interval_s: best.interval_s,
         interval_ci_low_s,
         interval_ci_high_s,
-        best_overhead_mean: e.mean,
-        best_overhead_half_width: e.half_width,
+        best_overhead_mean: best.mean,
+        best_overhead_half_width: best.half_width,
         formulas,
         curve,
     })

@@ -1,6 +1,8 @@
 //! Report: the terminal table, CSV and JSON of a run (DESIGN.md, "Output contract"), and
 //! atomic file writes.
 
+pub mod plot;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -79,6 +81,106 @@ impl<'a> Report<'a> {
 
     fn rows(&self) -> impl Iterator<Item = (usize, &'a Point, &'a Summary)> + '_ {
         self.scenario.points.iter().zip(&self.result.summaries).enumerate().map(|(i, (p, s))| (i, p, s))
+    }
+
+    /// A Markdown table: the swept keys, interval, overhead with its 95% interval, the
+    /// closed form and z, wall-time quantiles and failures per run.
+    pub fn markdown(&self) -> String {
+        let mut head: Vec<String> = vec!["point".into()];
+        head.extend(self.scenario.axes.iter().map(|a| format!("`{}`", a.key)));
+        head.extend(
+            ["interval (s)", "overhead", "95% CI", "model", "z", "wall p50 (s)", "wall p95 (s)", "failures"]
+                .map(String::from),
+        );
+        let mut out = format!(
+            "**{}**{}: {} replications per point, seed {}.\n\n| {} |\n|{}|\n",
+            self.scenario.name,
+            self.scenario.description.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
+            self.result.replications,
+            self.result.seed,
+            head.join(" | "),
+            head.iter().map(|_| " ---: ").collect::<Vec<_>>().join("|")
+        );
+        for (i, p, s) in self.rows() {
+            let o = s.overhead.estimate();
+            let mut cells = vec![p.index.to_string()];
+            cells.extend(p.labels.iter().cloned());
+            let (model, z) = match self.models[i] {
+                Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
+                None => (String::new(), String::new()),
+            };
+            cells.extend([
+                if p.interval_s.is_finite() { format!("{:.1}", p.interval_s) } else { "none".into() },
+                format!("{:.5}", o.mean),
+                format!("[{:.5}, {:.5}]", o.ci_low(), o.ci_high()),
+                model,
+                z,
+                format!("{:.0}", s.wall_quantile_s(0.5)),
+                format!("{:.0}", s.wall_quantile_s(0.95)),
+                format!("{:.2}", s.per_replication(s.totals.failures)),
+            ]);
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out
+    }
+
+    /// The SVG plots of the run, with their file suffixes: `overhead` (against the interval,
+    /// one curve per combination of the other swept keys) where the sweep varies the
+    /// interval, and `wall` (the wall-time distribution of the point with the lowest mean
+    /// overhead).
+    pub fn plots(&self) -> Result<Vec<(&'static str, String)>> {
+        let mut out = vec![];
+        let interval_axes: Vec<usize> = (0..self.scenario.axes.len())
+            .filter(|&a| matches!(self.scenario.axes[a].key.as_str(), "policy.factor" | "policy.interval"))
+            .collect();
+        if !interval_axes.is_empty() {
+            let mut curves: Vec<plot::Curve> = vec![];
+            for (i, p, s) in self.rows() {
+                let label: Vec<String> = (0..self.scenario.axes.len())
+                    .filter(|a| !interval_axes.contains(a))
+                    .map(|a| format!("{} = {}", self.scenario.axes[a].key, p.labels[a]))
+                    .collect();
+                let label = if label.is_empty() { "simulated".to_string() } else { label.join(", ") };
+                let o = s.overhead.estimate();
+                if !p.interval_s.is_finite() {
+                    continue;
+                }
+                let idx = match curves.iter().position(|c| c.label == label) {
+                    Some(idx) => idx,
+                    None => {
+                        curves.push(plot::Curve { label, points: vec![], model: vec![] });
+                        curves.len() - 1
+                    }
+                };
+                curves[idx].points.push((p.interval_s, o.mean, o.ci_low(), o.ci_high()));
+                if let Some((_, v)) = self.models[i] {
+                    curves[idx].model.push((p.interval_s, v));
+                }
+            }
+            for c in &mut curves {
+                c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                c.model.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            let first = &self.scenario.points[0];
+            let (d, m) = (first.job.checkpoint_s, first.failures.mtbf_s());
+            let markers = if curves.len() == 1 {
+                vec![
+                    ("young".to_string(), analytic::young_interval_s(d, m)),
+                    ("daly-high-order".to_string(), analytic::daly_high_order_interval_s(d, m)),
+                ]
+            } else {
+                vec![]
+            };
+            let title = format!("{}: overhead (dashed: closed form)", self.scenario.name);
+            out.push(("overhead", plot::overhead_svg(&title, &curves, &markers).map_err(Error::Usage)?));
+        }
+        let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
+        if let Some((_, p, s)) = best {
+            let title =
+                format!("{}: wall time, point {} ({} replications)", self.scenario.name, p.index, s.replications());
+            out.push(("wall", plot::wall_svg(&title, &s.wall_bins(WALL_BINS)).map_err(Error::Usage)?));
+        }
+        Ok(out)
     }
 
     /// The CSV: a header and one row per sweep point.
@@ -318,20 +420,48 @@ pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum
             "name": f.name, "interval_s": f.interval_s, "overhead_mean": f.overhead_mean,
             "regret": f.regret, "regret_ci_low": f.regret_ci_low, "regret_ci_high": f.regret_ci_high,
         })).collect::<Vec<_>>(),
-        "curve": o.curve.iter().map(|(t, h)| json!({"interval_s": t, "overhead_mean": h})).collect::<Vec<_>>(),
+        "curve": o.curve.iter().map(|(t, h, w)| json!({"interval_s": t, "overhead_mean": h, "overhead_half_width": w})).collect::<Vec<_>>(),
     });
     let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
     text.push('\n');
     text
 }
 
-/// The candidates `optimize` evaluated, as CSV: `interval_s,overhead_mean`.
+/// The candidates `optimize` evaluated, as CSV: `interval_s,overhead_mean,overhead_ci_low,overhead_ci_high`.
 pub fn optimum_csv(o: &crate::optimize::Optimum) -> String {
-    let mut out = String::from("interval_s,overhead_mean\n");
-    for (t, h) in &o.curve {
-        out.push_str(&format!("{t},{h}\n"));
+    let mut out = String::from("interval_s,overhead_mean,overhead_ci_low,overhead_ci_high\n");
+    for (t, h, w) in &o.curve {
+        out.push_str(&format!("{t},{h},{},{}\n", h - w, h + w));
     }
     out
+}
+
+/// Bins of the wall-time histogram plot.
+const WALL_BINS: usize = 50;
+
+/// The optimize plot shows intervals within this factor of the best.
+const OPTIMUM_PLOT_SPAN: f64 = 2.5;
+
+/// The plot of `optimize`: the paired curve with its band, the formulas and the best
+/// interval marked.
+pub fn optimum_svg(scenario: &Scenario, o: &crate::optimize::Optimum) -> Result<String> {
+    let curve = plot::Curve {
+        label: format!("simulated, {} replications each", o.replications),
+        // The region around the optimum: the far scan points would flatten the minimum.
+        points: o
+            .curve
+            .iter()
+            .filter(|(t, _, _)| {
+                *t >= o.best_interval_s / OPTIMUM_PLOT_SPAN && *t <= o.best_interval_s * OPTIMUM_PLOT_SPAN
+            })
+            .map(|(t, h, w)| (*t, *h, h - w, h + w))
+            .collect(),
+        model: vec![],
+    };
+    let mut markers: Vec<(String, f64)> = o.formulas.iter().map(|f| (f.name.to_string(), f.interval_s)).collect();
+    markers.push(("best".into(), o.best_interval_s));
+    let title = format!("{}: {}", scenario.name, scenario.points[0].failures.describe());
+    plot::overhead_svg(&title, &[curve], &markers).map_err(Error::Usage)
 }
 
 /// The terminal table of `ckptsim optimize`.

@@ -324,6 +324,21 @@ impl Summary {
         self.wall_hist.value_at_quantile(q) as f64 * HISTOGRAM_UNIT_S
     }
 
+    /// The wall-time distribution as `bins` equal bins between the 0.1% and 99.9%
+    /// quantiles: (low s, high s, replications in [low, high)).
+    pub fn wall_bins(&self, bins: usize) -> Vec<(f64, f64, u64)> {
+        let lo = self.wall_hist.value_at_quantile(0.001);
+        let hi = self.wall_hist.value_at_quantile(0.999).max(lo + bins as u64);
+        let width = (hi - lo).div_ceil(bins as u64).max(1);
+        (0..bins as u64)
+            .map(|b| {
+                let (a, z) = (lo + b * width, lo + (b + 1) * width);
+                let count = self.wall_hist.count_between(a, z.saturating_sub(1));
+                (a as f64 * HISTOGRAM_UNIT_S, z as f64 * HISTOGRAM_UNIT_S, count)
+            })
+            .collect()
+    }
+
     /// Mean per replication of a counter total.
     pub fn per_replication(&self, total: u64) -> f64 {
         total as f64 / self.replications() as f64

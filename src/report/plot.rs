@@ -1,0 +1,155 @@
+//! SVG plots (plotters' SVG backend, no system library): overhead against interval with its
+//! 95% band, the closed form and the formulas' intervals marked; the wall-time distribution.
+
+use plotters::prelude::*;
+
+/// One curve of overhead against interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// Legend text.
+    pub label: String,
+    /// (interval s, mean, 95% low, 95% high), increasing in interval.
+    pub points: Vec<(f64, f64, f64, f64)>,
+    /// The closed form at the same intervals, where one applies.
+    pub model: Vec<(f64, f64)>,
+}
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
+fn plot_error(e: impl std::fmt::Display) -> String {
+    format!("plotting failed: {e}")
+}
+
+/// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
+/// its closed form; vertical lines at the `markers` (name, interval s).
+pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        // x is log10(interval in minutes) on a linear axis, labelled in minutes: readable
+        // ticks at any span, where a log axis labels only whole decades.
+        let lx = |s: f64| (s / 60.0).log10();
+        let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| lx(p.0)));
+        let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+        let x_pad = 0.04 * (x_hi - x_lo).max(1e-3);
+        let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
+        let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
+        let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        let pad = 0.05 * (y_hi - y_lo).max(1e-9);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_lo..x_hi, (y_lo - pad).max(0.0)..y_hi + pad)
+            .map_err(plot_error)?;
+        let minutes = |v: &f64| {
+            let m = 10f64.powf(*v);
+            if m >= 100.0 {
+                format!("{m:.0}")
+            } else if m >= 10.0 {
+                format!("{m:.1}")
+            } else {
+                format!("{m:.2}")
+            }
+        };
+        chart
+            .configure_mesh()
+            .x_label_formatter(&minutes)
+            .x_desc("checkpoint interval (min, log scale)")
+            .y_desc("overhead = wall / work − 1")
+            .draw()
+            .map_err(plot_error)?;
+        for (i, c) in curves.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let band: Vec<(f64, f64)> =
+                c.points.iter().map(|p| (lx(p.0), p.3)).chain(c.points.iter().rev().map(|p| (lx(p.0), p.2))).collect();
+            chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2)))).map_err(plot_error)?;
+            chart
+                .draw_series(LineSeries::new(c.points.iter().map(|p| (lx(p.0), p.1)), color.stroke_width(2)))
+                .map_err(plot_error)?
+                .label(c.label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            chart
+                .draw_series(c.points.iter().map(|p| Circle::new((lx(p.0), p.1), 3, color.filled())))
+                .map_err(plot_error)?;
+            if !c.model.is_empty() {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        c.model.iter().map(|m| (lx(m.0), m.1)),
+                        6,
+                        4,
+                        color.stroke_width(1),
+                    ))
+                    .map_err(plot_error)?;
+            }
+        }
+        for (i, (name, t)) in markers.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).enumerate() {
+            let x = lx(*t);
+            let grey = RGBColor(90, 90, 90);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(x, (y_lo - pad).max(0.0)), (x, y_hi + pad)],
+                    3,
+                    3,
+                    grey.stroke_width(1),
+                ))
+                .map_err(plot_error)?;
+            let y = y_hi + pad - (i as f64 + 1.0) * (y_hi - y_lo + 2.0 * pad) / 18.0;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {name}"),
+                    (x, y),
+                    ("sans-serif", 13).into_font().color(&grey),
+                )))
+                .map_err(plot_error)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// The wall-time distribution (hours) as bars: `bins` of (low s, high s, count).
+pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let x_lo = bins.first().map_or(0.0, |b| b.0) / 3600.0;
+        let x_hi = bins.last().map_or(1.0, |b| b.1) / 3600.0;
+        let y_hi = bins.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.1;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1e-9), 0.0..y_hi.max(1.0))
+            .map_err(plot_error)?;
+        chart.configure_mesh().x_desc("wall time (h)").y_desc("replications").draw().map_err(plot_error)?;
+        let color = PALETTE[0];
+        chart
+            .draw_series(
+                bins.iter().map(|b| {
+                    Rectangle::new([(b.0 / 3600.0, 0.0), (b.1 / 3600.0, b.2 as f64)], color.mix(0.6).filled())
+                }),
+            )
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
