@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Regenerates the committed reference results in results/ from the example scenarios: CSV,
+# JSON, Markdown and SVG for every scenario that needs no outside data, the optimizer's
+# regret tables, and a PNG of one plot for the README (with rsvg-convert, from Debian's
+# librsvg2-bin, when it is installed).
+#
+#   bash results/regenerate.sh
+#
+# Same scenario and seed give the same bytes: `cargo test --release` checks these files are
+# current (tests/suite/results.rs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked --quiet
+bin=target/release/ckptsim
+for name in $(cat results/scenarios.txt); do
+  "$bin" run "scenarios/$name.toml" --out results --plot --format markdown > "results/$name.md"
+done
+while read -r name sets; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  "$bin" optimize "scenarios/$name.toml" $sets --out results/optimize --format markdown > /dev/null
+done < results/optimize.txt
+if command -v rsvg-convert >/dev/null; then
+  rsvg-convert -w 800 results/young-daly-overhead.svg -o results/young-daly-overhead.png
+  rsvg-convert -w 800 results/optimize/weibull-k05-optimize.svg -o results/weibull-k05-optimize.png
+fi
+echo "results/ regenerated"
