@@ -15,6 +15,9 @@ use crate::report;
 use crate::runner;
 use crate::scenario::{self, Stop, parse_duration_s};
 
+mod efficiency;
+pub use efficiency::EfficiencyArgs;
+
 /// Monte Carlo failure/checkpoint simulator: what failures cost and how often to checkpoint.
 #[derive(Debug, Parser)]
 #[command(name = "ckptsim", version, about, long_about = None)]
@@ -67,6 +70,9 @@ pub enum Command {
     Optimize(OptimizeArgs),
     /// The built-in validation suite: simulation against closed forms; exit 1 on a failure.
     Validate(ValidateArgs),
+    /// Machine efficiency of a job schedule (usage model, MODELS.md §5): closed form and
+    /// simulated, with CI.
+    Efficiency(EfficiencyArgs),
 }
 
 /// Arguments of `ckptsim validate`.
@@ -191,6 +197,7 @@ pub fn main() -> i32 {
         Command::Formulas(args) => cmd_formulas(&args),
         Command::Optimize(args) => cmd_optimize(&args),
         Command::Validate(args) => cmd_validate(&args),
+        Command::Efficiency(args) => efficiency::cmd_efficiency(&args),
     };
     match result {
         Ok(()) => 0,

@@ -10,6 +10,7 @@
 
 pub mod analytic;
 pub mod cli;
+pub mod efficiency;
 pub mod engine;
 pub mod error;
 pub mod failure;

@@ -1,6 +1,7 @@
 //! Report: the terminal table, CSV and JSON of a run (DESIGN.md, "Output contract"), and
 //! atomic file writes.
 
+pub mod efficiency;
 pub mod plot;
 
 use std::io::Write;

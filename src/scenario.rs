@@ -51,7 +51,7 @@ pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
 
 /// A duration as written in a scenario: a string with a unit. A bare number is an error.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct DurationS(f64);
+pub(crate) struct DurationS(pub(crate) f64);
 
 impl<'de> Deserialize<'de> for DurationS {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -500,13 +500,13 @@ fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de
     table.clone().try_into()
 }
 
-fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {
+pub(crate) fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {
     Error::Scenario { origin, key: Some(key.to_string()), message: message.to_string() }
 }
 
 /// Splits `KEY=VALUE`; the value is read as TOML (`true`, `0.5`, `"300 s"`) and otherwise
 /// taken as a string, so `--set job.checkpoint=300s` needs no shell quoting.
-fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
+pub(crate) fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
     let origin = Origin::Set(arg.to_string());
     let Some((key, value)) = arg.split_once('=') else {
         return Err(Error::Scenario {
@@ -528,7 +528,7 @@ fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
     Ok((key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string()))))
 }
 
-fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
+pub(crate) fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
     let parts: Vec<&str> = key.split('.').collect();
     let (last, parents) = parts.split_last().expect("split yields at least one part");
     let mut t = table;
@@ -543,7 +543,7 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> std::resu
     Ok(())
 }
 
-fn display_value(v: &toml::Value) -> String {
+pub(crate) fn display_value(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -551,16 +551,20 @@ fn display_value(v: &toml::Value) -> String {
 }
 
 /// A range violation found while resolving: the key and what is accepted.
-struct FieldError {
-    key: String,
-    message: String,
+pub(crate) struct FieldError {
+    pub(crate) key: String,
+    pub(crate) message: String,
 }
 
-fn field(key: &str, message: impl Into<String>) -> FieldError {
+pub(crate) fn field(key: &str, message: impl Into<String>) -> FieldError {
     FieldError { key: key.to_string(), message: message.into() }
 }
 
-fn duration_at_least(key: &str, v: DurationS, strictly_positive: bool) -> std::result::Result<f64, FieldError> {
+pub(crate) fn duration_at_least(
+    key: &str,
+    v: DurationS,
+    strictly_positive: bool,
+) -> std::result::Result<f64, FieldError> {
     let ok = if strictly_positive { v.0 > 0.0 } else { v.0 >= 0.0 };
     if ok {
         Ok(v.0)
@@ -962,7 +966,7 @@ fn interval_of(rule: IntervalRule, job: &Job, mtbf_s: f64) -> std::result::Resul
 }
 
 /// Byte spans of every key and value in the file, to point errors at line and column.
-struct SpanMap {
+pub(crate) struct SpanMap {
     path: PathBuf,
     text: String,
     /// (dotted path, span of the value); array elements have their index as last part.
@@ -970,7 +974,7 @@ struct SpanMap {
 }
 
 impl SpanMap {
-    fn new(text: &str, path: &Path) -> Result<SpanMap> {
+    pub(crate) fn new(text: &str, path: &Path) -> Result<SpanMap> {
         let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
         let root = toml::de::DeTable::parse(text).map_err(|e| map.error_at(e.span(), e.message()))?;
         map.walk_table(&mut vec![], root.get_ref());
@@ -1018,7 +1022,7 @@ impl SpanMap {
         Origin::File { path: self.path.clone(), line, column }
     }
 
-    fn origin(&self, key: &[&str]) -> Origin {
+    pub(crate) fn origin(&self, key: &[&str]) -> Origin {
         let span = self
             .entries
             .iter()
@@ -1028,7 +1032,7 @@ impl SpanMap {
     }
 
     /// An error at `span`, naming the innermost key whose value contains it.
-    fn error_at(&self, span: Option<Range<usize>>, message: &str) -> Error {
+    pub(crate) fn error_at(&self, span: Option<Range<usize>>, message: &str) -> Error {
         let key = span.as_ref().and_then(|s| {
             self.entries
                 .iter()
@@ -1041,7 +1045,7 @@ impl SpanMap {
         Error::Scenario { origin: self.origin_at(span), key, message: message.trim().to_string() }
     }
 
-    fn key_error(&self, at: &[&str], key: &str, message: &str) -> Error {
+    pub(crate) fn key_error(&self, at: &[&str], key: &str, message: &str) -> Error {
         Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message: message.trim().to_string() }
     }
 }

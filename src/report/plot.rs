@@ -30,13 +30,51 @@ fn plot_error(e: impl std::fmt::Display) -> String {
 /// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
 /// its closed form; vertical lines at the `markers` (name, interval s).
 pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) -> Result<String, String> {
+    let minutes = |v: f64| {
+        let m = 10f64.powf(v);
+        if m >= 100.0 {
+            format!("{m:.0}")
+        } else if m >= 10.0 {
+            format!("{m:.1}")
+        } else {
+            format!("{m:.2}")
+        }
+    };
+    // x is log10(interval in minutes) on a linear axis, labelled in minutes: readable
+    // ticks at any span, where a log axis labels only whole decades.
+    let x = Axis { desc: "checkpoint interval (min, log scale)", map: &|s| (s / 60.0).log10(), label: &minutes };
+    curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, markers)
+}
+
+/// The x axis of [`curves_svg`]: its description, the map from a data value to the plotted
+/// coordinate (for example log10), and the tick label of a plotted coordinate.
+pub struct Axis<'a> {
+    /// The axis title.
+    pub desc: &'a str,
+    /// Data value → plotted coordinate.
+    pub map: &'a dyn Fn(f64) -> f64,
+    /// Plotted coordinate → tick label.
+    pub label: &'a dyn Fn(f64) -> String,
+}
+
+/// Curves of a figure against `x` (each point (x, mean, 95% low, 95% high) in data values),
+/// each with its 95% band and, dashed, its closed form; vertical lines at the `markers`
+/// (name, x). The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`; the
+/// legend stands at `legend` ([`emptiest_corner`] finds a free one).
+pub fn curves_svg(
+    title: &str,
+    x: &Axis,
+    y_desc: &str,
+    y_floor_zero: bool,
+    legend: SeriesLabelPosition,
+    curves: &[Curve],
+    markers: &[(String, f64)],
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
-        // x is log10(interval in minutes) on a linear axis, labelled in minutes: readable
-        // ticks at any span, where a log axis labels only whole decades.
-        let lx = |s: f64| (s / 60.0).log10();
+        let lx = x.map;
         let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| lx(p.0)));
         let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
         let x_pad = 0.04 * (x_hi - x_lo).max(1e-3);
@@ -44,30 +82,16 @@ pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) ->
         let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
         let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
         let pad = 0.05 * (y_hi - y_lo).max(1e-9);
+        let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(x_lo..x_hi, (y_lo - pad).max(0.0)..y_hi + pad)
+            .build_cartesian_2d(x_lo..x_hi, y_bottom..y_hi + pad)
             .map_err(plot_error)?;
-        let minutes = |v: &f64| {
-            let m = 10f64.powf(*v);
-            if m >= 100.0 {
-                format!("{m:.0}")
-            } else if m >= 10.0 {
-                format!("{m:.1}")
-            } else {
-                format!("{m:.2}")
-            }
-        };
-        chart
-            .configure_mesh()
-            .x_label_formatter(&minutes)
-            .x_desc("checkpoint interval (min, log scale)")
-            .y_desc("overhead = wall / work − 1")
-            .draw()
-            .map_err(plot_error)?;
+        let label = |v: &f64| (x.label)(*v);
+        chart.configure_mesh().x_label_formatter(&label).x_desc(x.desc).y_desc(y_desc).draw().map_err(plot_error)?;
         for (i, c) in curves.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let band: Vec<(f64, f64)> =
@@ -96,12 +120,7 @@ pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) ->
             let x = lx(*t);
             let grey = RGBColor(90, 90, 90);
             chart
-                .draw_series(DashedLineSeries::new(
-                    [(x, (y_lo - pad).max(0.0)), (x, y_hi + pad)],
-                    3,
-                    3,
-                    grey.stroke_width(1),
-                ))
+                .draw_series(DashedLineSeries::new([(x, y_bottom), (x, y_hi + pad)], 3, 3, grey.stroke_width(1)))
                 .map_err(plot_error)?;
             let y = y_hi + pad - (i as f64 + 1.0) * (y_hi - y_lo + 2.0 * pad) / 18.0;
             chart
@@ -116,12 +135,44 @@ pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) ->
             .configure_series_labels()
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.3))
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(legend)
             .draw()
             .map_err(plot_error)?;
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+/// The corner of the plot area (upper left, upper right, lower right, lower left, in that
+/// order of preference) whose box of 45% of the width and 35% of the height holds the fewest
+/// points and band ends of `curves`, x mapped by `map`: where a legend hides the least.
+pub fn emptiest_corner(curves: &[Curve], map: &dyn Fn(f64) -> f64) -> SeriesLabelPosition {
+    let pts: Vec<(f64, f64)> = curves
+        .iter()
+        .flat_map(|c| c.points.iter().flat_map(|p| [(map(p.0), p.1), (map(p.0), p.2), (map(p.0), p.3)]))
+        .collect();
+    let range = |v: Vec<f64>| v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+    let (x_lo, x_hi) = range(pts.iter().map(|p| p.0).collect());
+    let (y_lo, y_hi) = range(pts.iter().map(|p| p.1).collect());
+    let (w, h) = ((x_hi - x_lo).max(1e-12), (y_hi - y_lo).max(1e-12));
+    let count = |left: bool, top: bool| {
+        pts.iter()
+            .filter(|(x, y)| {
+                let fx = (x - x_lo) / w;
+                let fy = (y - y_lo) / h;
+                (if left { fx <= 0.45 } else { fx >= 0.55 }) && (if top { fy >= 0.65 } else { fy <= 0.35 })
+            })
+            .count()
+    };
+    [
+        (SeriesLabelPosition::UpperLeft, count(true, true)),
+        (SeriesLabelPosition::UpperRight, count(false, true)),
+        (SeriesLabelPosition::LowerRight, count(false, false)),
+        (SeriesLabelPosition::LowerLeft, count(true, false)),
+    ]
+    .into_iter()
+    .min_by_key(|(_, n)| *n)
+    .map_or(SeriesLabelPosition::UpperLeft, |(p, _)| p)
 }
 
 /// The wall-time distribution (hours) as bars: `bins` of (low s, high s, count).

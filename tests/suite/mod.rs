@@ -5,6 +5,7 @@ mod cli;
 mod correlated;
 mod coverage;
 mod determinism;
+mod efficiency;
 mod engine_paths;
 mod exact;
 mod failure_laws;

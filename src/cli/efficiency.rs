@@ -1,0 +1,150 @@
+//! `ckptsim efficiency`: machine efficiency of a job schedule (usage model, MODELS.md §5).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{Format, thread_pool, usage};
+use crate::efficiency;
+use crate::error::Error;
+use crate::report::{self, efficiency::EfficiencyReport};
+
+/// Arguments of `ckptsim efficiency`.
+#[derive(Debug, clap::Args)]
+pub struct EfficiencyArgs {
+    /// Schedule CSV files (run with the Frontier parameters of MODELS.md §5) or efficiency
+    /// scenarios (`.toml`).
+    #[arg(required = true, value_name = "SCHEDULE_OR_SCENARIO")]
+    pub inputs: Vec<PathBuf>,
+    /// Replications per point, each a whole schedule (overrides the scenario's run.replications;
+    /// default 200).
+    #[arg(long)]
+    pub reps: Option<u64>,
+    /// Master seed (overrides the scenario's run.seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores). The result does not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Override a key, for example --set machine.failure_rate=3e-5 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Shorthand for --set machine.failure_rate=R0 (failures per node-hour).
+    #[arg(long, value_name = "R0", allow_hyphen_values = true)]
+    pub failure_rate: Option<String>,
+    /// Shorthand for --set machine.checkpoint_bytes=SIZE ("200 GB").
+    #[arg(long, value_name = "SIZE")]
+    pub checkpoint_bytes: Option<String>,
+    /// Shorthand for --set machine.bandwidth=RATE ("6 TB/s").
+    #[arg(long, value_name = "RATE")]
+    pub bandwidth: Option<String>,
+    /// Shorthand for --set machine.storage=shared|local.
+    #[arg(long)]
+    pub storage: Option<String>,
+    /// Shorthand for --set policy.cadence=optimal|young|none.
+    #[arg(long)]
+    pub cadence: Option<String>,
+    /// Shorthand for --set policy.factor=F.
+    #[arg(long, allow_hyphen_values = true)]
+    pub factor: Option<String>,
+    /// Shorthand for --set schedule.last_segment=full|truncated.
+    #[arg(long)]
+    pub last_segment: Option<String>,
+    /// Shorthand for --set schedule.runtime_ratio=usage-weighted|R.
+    #[arg(long, allow_hyphen_values = true)]
+    pub runtime_ratio: Option<String>,
+    /// Folder for `<name>.csv` and `<name>.json` (and `<name>-efficiency.svg`).
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write `<name>-efficiency.svg`: e against the first swept numeric key (cadence
+    /// factor, failure rate, bandwidth, ...), with the 95% band and the closed form.
+    #[arg(long)]
+    pub plot: bool,
+}
+
+impl EfficiencyArgs {
+    /// The shorthand flags as `--set` arguments, then the `--set` arguments, in order.
+    fn sets(&self) -> Vec<String> {
+        let shorthands = [
+            ("machine.failure_rate", &self.failure_rate),
+            ("machine.checkpoint_bytes", &self.checkpoint_bytes),
+            ("machine.bandwidth", &self.bandwidth),
+            ("machine.storage", &self.storage),
+            ("policy.cadence", &self.cadence),
+            ("policy.factor", &self.factor),
+            ("schedule.last_segment", &self.last_segment),
+            ("schedule.runtime_ratio", &self.runtime_ratio),
+        ];
+        let mut sets: Vec<String> =
+            shorthands.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}"))).collect();
+        sets.extend(self.sets.iter().cloned());
+        sets
+    }
+}
+
+/// Runs `ckptsim efficiency`.
+pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
+    if let Some(n) = args.reps.filter(|&n| n < 2) {
+        return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2")));
+    }
+    let pool = thread_pool(args.threads)?;
+    let sets = args.sets();
+    // Validate every input (and read every schedule) before running any.
+    let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|source| Error::Io { path: args.out.clone(), source })
+        .context("creating the output folder")?;
+    let mut stdout = std::io::stdout().lock();
+    for sc in &studies {
+        let reps = args.reps.unwrap_or(sc.replications);
+        let seed = args.seed.unwrap_or(sc.seed);
+        let bar = ProgressBar::with_draw_target(Some(sc.points.len() as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} points, ETA {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(sc.name.clone());
+        let result = pool.install(|| efficiency::run(sc, reps, seed, &|_| bar.inc(1)));
+        bar.finish_and_clear();
+        let result = result.with_context(|| format!("running {}", sc.path.display()))?;
+        let rep = EfficiencyReport::new(sc, &result);
+        let (csv, json) = (rep.csv(), rep.json());
+        let svg = if args.plot { rep.plot()? } else { None };
+        let csv_path = args.out.join(format!("{}.csv", sc.name));
+        let json_path = args.out.join(format!("{}.json", sc.name));
+        report::write_atomic(&csv_path, csv.as_bytes())?;
+        report::write_atomic(&json_path, json.as_bytes())?;
+        let svg_path = args.out.join(format!("{}-efficiency.svg", sc.name));
+        match &svg {
+            Some(svg) => report::write_atomic(&svg_path, svg.as_bytes())?,
+            None if args.plot => eprintln!(
+                "note: {}: no plot: no numeric key is swept (policy.factor, machine.failure_rate, machine.bandwidth, ...)",
+                sc.name
+            ),
+            None => {}
+        }
+        for (p, r) in sc.points.iter().zip(&result.points) {
+            for w in &r.warnings {
+                eprintln!("warning: {}: point {}: {w}", sc.name, p.index);
+            }
+        }
+        let shown = match args.format {
+            Format::Table => rep.table(),
+            Format::Csv => csv,
+            Format::Json => json,
+            Format::Markdown => rep.markdown(),
+        };
+        stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
+        if args.format == Format::Table {
+            let plot = if svg.is_some() { format!(" and {}", svg_path.display()) } else { String::new() };
+            writeln!(stdout, "  wrote {} and {}{plot}\n", csv_path.display(), json_path.display())?;
+        }
+    }
+    Ok(())
+}
