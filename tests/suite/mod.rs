@@ -9,6 +9,7 @@ mod engine_paths;
 mod exact;
 mod failure_laws;
 mod formulas;
+mod optimize;
 mod trace;
 mod usage;
 mod validate;
