@@ -494,7 +494,7 @@ fn the_fragment_is_a_valid_scenario() {
     let sc = inline(&format!(
         "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\n{fragment}\n[policy]\ninterval = \"young\"\n"
     ));
-    match &sc.points[0].failures {
+    match &sc.points[0].failures.base {
         FailureModel::JobRenewal { law: Law::Weibull { shape, .. }, .. } => assert!((shape - fit.shape).abs() < 1e-4),
         other => panic!("{other:?}"),
     }
