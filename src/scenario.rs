@@ -378,8 +378,10 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The file it was read from.
     pub path: PathBuf,
-    /// The scenario's text, with the `--set` arguments applied after it, in order.
-    pub source: String,
+    /// The scenario file's text, as read.
+    pub text: String,
+    /// The `--set KEY=VALUE` arguments applied after it, in order.
+    pub sets: Vec<String>,
     /// Replications and seed.
     pub run: RunSettings,
     /// The sweep axes, in file order.
@@ -489,11 +491,16 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
-    let mut source = text.to_string();
-    for arg in sets {
-        source.push_str(&format!("\n# --set {arg}"));
-    }
-    Ok(Scenario { name, description: base.description.clone(), path: path.to_path_buf(), source, run, axes, points })
+    Ok(Scenario {
+        name,
+        description: base.description.clone(),
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        sets: sets.to_vec(),
+        run,
+        axes,
+        points,
+    })
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {

@@ -11,6 +11,7 @@ mod failure_laws;
 mod formulas;
 mod optimize;
 mod results;
+mod shards;
 mod trace;
 mod usage;
 mod validate;
