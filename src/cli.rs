@@ -72,6 +72,54 @@ pub enum Command {
     Optimize(OptimizeArgs),
     /// The built-in validation suite: simulation against closed forms; exit 1 on a failure.
     Validate(ValidateArgs),
+    /// Failure logs: `ckptsim trace stats LOG`.
+    Trace(TraceArgs),
+}
+
+/// Arguments of `ckptsim trace`.
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// What to do with the log.
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+/// The `trace` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Per system: failures, span, MTBF, a censoring-aware Weibull fit, burst shares.
+    Stats(TraceStatsArgs),
+}
+
+/// How malformed log lines are handled, as a CLI value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MalformedArg {
+    /// The first malformed line is an error (exit 2).
+    Fatal,
+    /// Malformed lines are skipped and counted.
+    Skip,
+}
+
+/// Arguments of `ckptsim trace stats`.
+#[derive(Debug, clap::Args)]
+pub struct TraceStatsArgs {
+    /// The failure log: the LANL CSV (plain or .xz) or a `time,node[,cause]` CSV.
+    pub log: PathBuf,
+    /// Only this system.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Malformed lines: an error, or skipped with a count.
+    #[arg(long, value_enum, default_value_t = MalformedArg::Fatal)]
+    pub malformed: MalformedArg,
+    /// Print the fitted Weibull law of --system as a scenario fragment instead of the table.
+    #[arg(long, requires = "system")]
+    pub fragment: bool,
+    /// Folder for `<log stem>-stats.csv`.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Table or CSV on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Arguments of `ckptsim validate`.
@@ -224,6 +272,7 @@ pub fn main() -> i32 {
         Command::Formulas(args) => cmd_formulas(&args),
         Command::Optimize(args) => cmd_optimize(&args),
         Command::Validate(args) => cmd_validate(&args),
+        Command::Trace(TraceArgs { command: TraceCommand::Stats(args) }) => cmd_trace_stats(&args),
     };
     match result {
         Ok(()) => 0,
@@ -486,6 +535,44 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         Format::Table | Format::Markdown => report::optimum_table(&sc, seed, &opt),
         Format::Csv => csv,
         Format::Json => json,
+    };
+    std::io::stdout().write_all(shown.as_bytes())?;
+    Ok(())
+}
+
+fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
+    use crate::failure::trace;
+    let malformed = match args.malformed {
+        MalformedArg::Fatal => trace::Malformed::Fatal,
+        MalformedArg::Skip => trace::Malformed::Skip,
+    };
+    let log = trace::read_log(&args.log, malformed)?;
+    if log.skipped > 0 {
+        eprintln!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
+    }
+    let mut systems: Vec<&trace::SystemLog> = match &args.system {
+        Some(name) => vec![log.system(name)?],
+        None => log.systems.values().collect(),
+    };
+    // LANL systems are numbers: 2 before 10.
+    systems.sort_by_key(|s| (s.name.parse::<u64>().unwrap_or(u64::MAX), s.name.clone()));
+    let stats: Vec<trace::SystemStats> = systems.iter().map(|s| trace::system_stats(s)).collect();
+    if args.fragment {
+        let text = trace::fragment(&stats[0], &args.log.display().to_string())?;
+        std::io::stdout().write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    let stem = args
+        .log
+        .file_name()
+        .map(|f| f.to_string_lossy().split('.').next().unwrap_or("log").to_string())
+        .unwrap_or_default();
+    let csv = trace::stats_csv(&stats);
+    report::write_atomic(&args.out.join(format!("{stem}-stats.csv")), csv.as_bytes())?;
+    let shown = match args.format {
+        Format::Csv => csv,
+        _ => trace::stats_table(&stats),
     };
     std::io::stdout().write_all(shown.as_bytes())?;
     Ok(())

@@ -10,6 +10,7 @@ mod exact;
 mod failure_laws;
 mod formulas;
 mod optimize;
+mod replay;
 mod results;
 mod shards;
 mod trace;
