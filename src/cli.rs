@@ -3,6 +3,8 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -11,6 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::Error;
+use crate::partial;
 use crate::report;
 use crate::runner;
 use crate::scenario::{self, Stop, parse_duration_s};
@@ -63,6 +66,8 @@ impl From<ExposureArg> for Exposure {
 pub enum Command {
     /// Simulate scenarios: a table on stdout, CSV and JSON in --out.
     Run(RunArgs),
+    /// Combine shard outputs (`run --shard I/N`) into exactly the result of one run.
+    Merge(MergeArgs),
     /// Closed forms for exponential failures, instantly (MODELS.md §1).
     Formulas(FormulasArgs),
     /// The best interval by simulation (common random numbers), with its interval and the
@@ -70,9 +75,57 @@ pub enum Command {
     Optimize(OptimizeArgs),
     /// The built-in validation suite: simulation against closed forms; exit 1 on a failure.
     Validate(ValidateArgs),
+    /// Failure logs: `ckptsim trace stats LOG`.
+    Trace(TraceArgs),
     /// Machine efficiency of a job schedule (usage model, MODELS.md §5): closed form and
     /// simulated, with CI.
     Efficiency(EfficiencyArgs),
+}
+
+/// Arguments of `ckptsim trace`.
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// What to do with the log.
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+/// The `trace` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Per system: failures, span, MTBF, a censoring-aware Weibull fit, burst shares.
+    Stats(TraceStatsArgs),
+}
+
+/// How malformed log lines are handled, as a CLI value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MalformedArg {
+    /// The first malformed line is an error (exit 2).
+    Fatal,
+    /// Malformed lines are skipped and counted.
+    Skip,
+}
+
+/// Arguments of `ckptsim trace stats`.
+#[derive(Debug, clap::Args)]
+pub struct TraceStatsArgs {
+    /// The failure log: the LANL CSV (plain or .xz) or a `time,node[,cause]` CSV.
+    pub log: PathBuf,
+    /// Only this system.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Malformed lines: an error, or skipped with a count.
+    #[arg(long, value_enum, default_value_t = MalformedArg::Fatal)]
+    pub malformed: MalformedArg,
+    /// Print the fitted Weibull law of --system as a scenario fragment instead of the table.
+    #[arg(long, requires = "system")]
+    pub fragment: bool,
+    /// Folder for `<log stem>-stats.csv`.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Table or CSV on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Arguments of `ckptsim validate`.
@@ -146,6 +199,33 @@ pub struct RunArgs {
     /// and the wall-time distribution of the best point.
     #[arg(long)]
     pub plot: bool,
+    /// Run only replications I, I+N, I+2N, … and write a partial summary
+    /// `OUT/<name>.shard-I-of-N.json` for `ckptsim merge` (cluster job arrays).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Continue from the progress saved in `OUT/<name>.partial.json` (or the shard's file).
+    #[arg(long)]
+    pub resume: bool,
+    /// Save progress atomically at most this often (s), and on SIGINT/SIGTERM.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub save_every: f64,
+}
+
+/// Arguments of `ckptsim merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Partial summaries (`<name>.shard-I-of-N.json`), every shard of one run.
+    #[arg(required = true)]
+    pub partials: Vec<PathBuf>,
+    /// Folder for the merged CSV and JSON.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the SVG plots.
+    #[arg(long)]
+    pub plot: bool,
 }
 
 /// Arguments of `ckptsim formulas`.
@@ -194,9 +274,11 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Run(args) => cmd_run(&args),
+        Command::Merge(args) => cmd_merge(&args),
         Command::Formulas(args) => cmd_formulas(&args),
         Command::Optimize(args) => cmd_optimize(&args),
         Command::Validate(args) => cmd_validate(&args),
+        Command::Trace(TraceArgs { command: TraceCommand::Stats(args) }) => cmd_trace_stats(&args),
         Command::Efficiency(args) => efficiency::cmd_efficiency(&args),
     };
     match result {
@@ -228,15 +310,33 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         (None, Some(h)) => Some(Stop::Precision(h)),
         (None, None) => None,
     };
+    let sharded = args.shard.as_deref().map(parse_shard).transpose()?;
+    let shard = sharded.unwrap_or(runner::Shard::WHOLE);
+    if args.save_every.is_nan() || args.save_every <= 0.0 {
+        return Err(usage(format!("--save-every {}: accepted is a number of seconds > 0", args.save_every)));
+    }
     let pool = thread_pool(args.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
+    let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
+    let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
+    if !fixed && (sharded.is_some() || args.resume) {
+        return Err(usage(
+            "--shard and --resume need a fixed number of replications (--reps or run.replications)".into(),
+        ));
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|source| Error::Io { path: args.out.clone(), source })
         .context("creating the output folder")?;
+    // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    if fixed {
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&interrupted)).context("installing the signal handler")?;
+        }
+    }
     let mut stdout = std::io::stdout().lock();
-    for sc in &scenarios {
-        let stop = stop.unwrap_or(sc.run.stop);
+    for (sc, stop) in scenarios.iter().zip(stops) {
         let seed = args.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -246,33 +346,154 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         );
         bar.set_prefix(sc.name.clone());
         let points = sc.points.len() as u64;
-        let result = pool.install(|| {
-            runner::run(sc, stop, seed, &|target| bar.set_length(target * points), &|n| bar.inc(n * points))
-        });
-        bar.finish_and_clear();
-        let result = result.with_context(|| format!("running {}", sc.path.display()))?;
-        let (csv_path, json_path) = report::output_paths(&args.out, sc);
-        let rep = report::Report::new(sc, &result);
-        let (csv, json) = (rep.csv(), rep.json());
-        report::write_atomic(&csv_path, csv.as_bytes())?;
-        report::write_atomic(&json_path, json.as_bytes())?;
-        if args.plot {
-            for (suffix, svg) in rep.plots()? {
-                report::write_atomic(&args.out.join(format!("{}-{suffix}.svg", sc.name)), svg.as_bytes())?;
+        let result = match stop {
+            Stop::Precision(_) => {
+                let r = pool.install(|| {
+                    runner::run(sc, stop, seed, &|target| bar.set_length(target * points), &|n| bar.inc(n * points))
+                });
+                bar.finish_and_clear();
+                r.with_context(|| format!("running {}", sc.path.display()))?
             }
-        }
-        let shown = match args.format {
-            Format::Table => rep.table(),
-            Format::Csv => csv,
-            Format::Json => json,
-            Format::Markdown => rep.markdown(),
+            Stop::Replications(total) => {
+                let partial_path = args.out.join(partial::file_name(sc, sharded));
+                let mut progress = if args.resume && partial_path.exists() {
+                    resume_from(&partial_path, sc, seed, total, shard)?
+                } else {
+                    if args.resume {
+                        eprintln!(
+                            "note: {} does not exist: nothing to resume, starting from the first replication",
+                            partial_path.display()
+                        );
+                    }
+                    runner::Progress { done: 0, summaries: vec![Default::default(); sc.points.len()] }
+                };
+                bar.set_length(shard.len(total) * points);
+                bar.set_position(progress.done * points);
+                let mut save = |p: &runner::Progress| {
+                    report::write_atomic(&partial_path, partial::to_json(sc, seed, total, shard, p).as_bytes())
+                };
+                let stop_now = || interrupted.load(Ordering::Relaxed);
+                let outcome = pool.install(|| {
+                    runner::run_resumable(
+                        sc,
+                        seed,
+                        total,
+                        shard,
+                        &mut progress,
+                        args.save_every,
+                        &mut save,
+                        &stop_now,
+                        &|n| bar.inc(n * points),
+                    )
+                });
+                bar.finish_and_clear();
+                let outcome = outcome.with_context(|| format!("running {}", sc.path.display()))?;
+                if outcome == runner::Outcome::Interrupted {
+                    eprintln!(
+                        "interrupted after {} of {} replications: progress saved in {}; continue with the same command and --resume",
+                        progress.done,
+                        shard.len(total),
+                        partial_path.display()
+                    );
+                    std::process::exit(130);
+                }
+                if sharded.is_some() {
+                    save(&progress)?;
+                    writeln!(
+                        stdout,
+                        "{}: shard {} of {} done ({} replications): {}; combine the shards with `ckptsim merge`",
+                        sc.name,
+                        shard.index,
+                        shard.count,
+                        progress.done,
+                        partial_path.display()
+                    )?;
+                    continue;
+                }
+                if partial_path.exists() {
+                    std::fs::remove_file(&partial_path)
+                        .map_err(|source| Error::Io { path: partial_path.clone(), source })?;
+                }
+                runner::RunResult { replications: total, seed, summaries: progress.summaries }
+            }
         };
-        stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
-        if args.format == Format::Table {
-            writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())?;
-        }
+        write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
     }
     Ok(())
+}
+
+/// Writes a run's CSV, JSON (and plots) to `out` and shows it on stdout.
+fn write_outputs(
+    stdout: &mut impl Write,
+    sc: &scenario::Scenario,
+    result: &runner::RunResult,
+    out: &std::path::Path,
+    format: Format,
+    plot: bool,
+) -> anyhow::Result<()> {
+    let (csv_path, json_path) = report::output_paths(out, sc);
+    let rep = report::Report::new(sc, result);
+    let (csv, json) = (rep.csv(), rep.json());
+    report::write_atomic(&csv_path, csv.as_bytes())?;
+    report::write_atomic(&json_path, json.as_bytes())?;
+    if plot {
+        for (suffix, svg) in rep.plots()? {
+            report::write_atomic(&out.join(format!("{}-{suffix}.svg", sc.name)), svg.as_bytes())?;
+        }
+    }
+    let shown = match format {
+        Format::Table => rep.table(),
+        Format::Csv => csv,
+        Format::Json => json,
+        Format::Markdown => rep.markdown(),
+    };
+    stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
+    if format == Format::Table {
+        writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())?;
+    }
+    Ok(())
+}
+
+/// Reads saved progress for `--resume`, refusing one of another run.
+fn resume_from(
+    path: &std::path::Path,
+    sc: &scenario::Scenario,
+    seed: u64,
+    total: u64,
+    shard: runner::Shard,
+) -> anyhow::Result<runner::Progress> {
+    let p = partial::read(path)?;
+    let hash = partial::scenario_hash(&sc.text, &sc.sets);
+    if p.hash != hash
+        || p.seed != seed
+        || p.replications != total
+        || p.shard != shard
+        || p.version != env!("CARGO_PKG_VERSION")
+    {
+        return Err(usage(format!(
+            "{}: saved progress of another run (scenario, --set, seed, replications, shard or version differ): remove it or run without --resume",
+            path.display()
+        )));
+    }
+    Ok(p.progress)
+}
+
+/// Parses `--shard I/N`.
+fn parse_shard(text: &str) -> anyhow::Result<runner::Shard> {
+    let parsed =
+        text.split_once('/').and_then(|(i, n)| Some((i.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
+    match parsed {
+        Some((index, count)) if count >= 1 && index < count => Ok(runner::Shard { index, count }),
+        _ => Err(usage(format!("--shard {text}: accepted is I/N with 0 ≤ I < N, for example 0/4"))),
+    }
+}
+
+fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
+    let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let (sc, result) = partial::merge(&partials)?;
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    let mut stdout = std::io::stdout().lock();
+    write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
 }
 
 /// Replications behind every candidate of `optimize` unless the scenario asks for more.
@@ -321,6 +542,44 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         Format::Table | Format::Markdown => report::optimum_table(&sc, seed, &opt),
         Format::Csv => csv,
         Format::Json => json,
+    };
+    std::io::stdout().write_all(shown.as_bytes())?;
+    Ok(())
+}
+
+fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
+    use crate::failure::trace;
+    let malformed = match args.malformed {
+        MalformedArg::Fatal => trace::Malformed::Fatal,
+        MalformedArg::Skip => trace::Malformed::Skip,
+    };
+    let log = trace::read_log(&args.log, malformed)?;
+    if log.skipped > 0 {
+        eprintln!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
+    }
+    let mut systems: Vec<&trace::SystemLog> = match &args.system {
+        Some(name) => vec![log.system(name)?],
+        None => log.systems.values().collect(),
+    };
+    // LANL systems are numbers: 2 before 10.
+    systems.sort_by_key(|s| (s.name.parse::<u64>().unwrap_or(u64::MAX), s.name.clone()));
+    let stats: Vec<trace::SystemStats> = systems.iter().map(|s| trace::system_stats(s)).collect();
+    if args.fragment {
+        let text = trace::fragment(&stats[0], &args.log.display().to_string())?;
+        std::io::stdout().write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    let stem = args
+        .log
+        .file_name()
+        .map(|f| f.to_string_lossy().split('.').next().unwrap_or("log").to_string())
+        .unwrap_or_default();
+    let csv = trace::stats_csv(&stats);
+    report::write_atomic(&args.out.join(format!("{stem}-stats.csv")), csv.as_bytes())?;
+    let shown = match args.format {
+        Format::Csv => csv,
+        _ => trace::stats_table(&stats),
     };
     std::io::stdout().write_all(shown.as_bytes())?;
     Ok(())

@@ -85,6 +85,8 @@ pub enum FailureModel {
         /// Whether the first lifetime is new or a stationary residual life.
         start: Start,
     },
+    /// A real failure log replayed onto the job's nodes.
+    Trace(TraceReplay),
     /// Per-node renewal over the job's nodes, in classes with their own laws.
     Platform {
         /// The node classes (counts and per-node laws).
@@ -106,6 +108,7 @@ impl FailureModel {
             FailureModel::Platform { classes, .. } => {
                 1.0 / classes.iter().map(|c| c.nodes as f64 / c.law.mean_s()).sum::<f64>()
             }
+            FailureModel::Trace(t) => t.mtbf_s(),
         }
     }
 
@@ -127,6 +130,7 @@ impl FailureModel {
                 };
                 format!("nodes {} {}{how}", parts.join("+"), start(s))
             }
+            FailureModel::Trace(t) => t.describe(),
         }
     }
 
@@ -136,6 +140,7 @@ impl FailureModel {
             FailureModel::Poisson { .. } => true,
             FailureModel::JobRenewal { law, .. } => law.is_exponential(),
             FailureModel::Platform { classes, .. } => classes.iter().all(|c| c.law.is_exponential()),
+            FailureModel::Trace(_) => false,
         }
     }
 
@@ -159,6 +164,7 @@ impl FailureModel {
             FailureModel::Platform { classes, start, sampler: Sampler::PerNode } => {
                 Stream::NodeHeap(NodeHeapStream::new(classes.clone(), *start, rng))
             }
+            FailureModel::Trace(t) => Stream::Trace(t.stream(rng)),
         }
     }
 }
@@ -180,6 +186,8 @@ pub enum Stream {
     Merged(MergedStream),
     /// A stream with Hawkes bursts on top.
     Burst(BurstStream),
+    /// A failure log replayed.
+    Trace(TraceStream),
 }
 
 impl FailureStream for Stream {
@@ -193,6 +201,7 @@ impl FailureStream for Stream {
             Stream::Thinned(s) => s.next_failure(),
             Stream::Merged(s) => s.next_failure(),
             Stream::Burst(s) => s.next_failure(),
+            Stream::Trace(s) => s.next_failure(),
         }
     }
 }
@@ -521,5 +530,102 @@ impl Failures {
             s.push_str(&format!("; bursts n = {}", b.branching));
         }
         s
+    }
+}
+
+/// A real failure log replayed onto the job: the job's nodes are nodes of the logged
+/// system (the first n, or n drawn anew in every replication), and each replication starts
+/// at a uniformly random offset into the log (a windowed bootstrap), so intervals reflect the
+/// log's variability. After the log's end it wraps to its start or has no more failures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceReplay {
+    /// The log file, as resolved.
+    pub file: std::path::PathBuf,
+    /// The system replayed.
+    pub system: String,
+    /// Nodes of the logged system.
+    pub system_nodes: u64,
+    /// The job's nodes (≤ the system's).
+    pub job_nodes: u64,
+    /// Which of the system's nodes the job holds.
+    pub placement: Placement,
+    /// What happens after the log's end.
+    pub end: trace::TraceEnd,
+    /// The log's failures: (time since the system's first failure s, node), by time.
+    pub events: std::sync::Arc<Vec<(f64, u64)>>,
+    /// Length of one pass of the log (s): the replay period when wrapping.
+    pub period_s: f64,
+}
+
+impl TraceReplay {
+    /// The job's MTBF (s): the log's span over the failures that hit the job's nodes (for
+    /// random placements, the expected count n/N of all).
+    pub fn mtbf_s(&self) -> f64 {
+        let hits = match self.placement {
+            Placement::Random => self.events.len() as f64 * self.job_nodes as f64 / self.system_nodes as f64,
+            _ => self.events.iter().filter(|(_, node)| *node < self.job_nodes).count() as f64,
+        };
+        if hits > 0.0 { self.period_s / hits } else { f64::INFINITY }
+    }
+
+    /// The replay of one replication: its offset and (for random placements) its nodes
+    /// drawn from `rng`.
+    pub fn stream(&self, mut rng: Pcg64Mcg) -> TraceStream {
+        let offset_s = rand::RngExt::random::<f64>(&mut rng) * self.period_s;
+        let times: Vec<f64> = match self.placement {
+            Placement::Random => {
+                let nodes = topology::sample_distinct(self.system_nodes, self.job_nodes, &mut rng);
+                self.events.iter().filter(|(_, n)| nodes.binary_search(n).is_ok()).map(|(t, _)| *t).collect()
+            }
+            _ => self.events.iter().filter(|(_, n)| *n < self.job_nodes).map(|(t, _)| *t).collect(),
+        };
+        let next = times.partition_point(|t| *t < offset_s);
+        TraceStream { times, next, pass: 0, offset_s, period_s: self.period_s, end: self.end }
+    }
+
+    /// The replay in words, for reports.
+    pub fn describe(&self) -> String {
+        let end = match self.end {
+            trace::TraceEnd::Wrap => "wrap",
+            trace::TraceEnd::Censor => "censor",
+        };
+        format!(
+            "trace system {} ({} of {} nodes, {}, {end})",
+            self.system,
+            self.job_nodes,
+            self.system_nodes,
+            self.placement.name()
+        )
+    }
+}
+
+/// One replication's replay of a failure log.
+#[derive(Debug, Clone)]
+pub struct TraceStream {
+    times: Vec<f64>,
+    next: usize,
+    pass: u64,
+    offset_s: f64,
+    period_s: f64,
+    end: trace::TraceEnd,
+}
+
+impl FailureStream for TraceStream {
+    fn next_failure(&mut self) -> Failure {
+        if self.next == self.times.len() {
+            match self.end {
+                trace::TraceEnd::Censor => return Failure { time_s: f64::INFINITY, scope: FailureScope::Job },
+                trace::TraceEnd::Wrap if self.times.is_empty() => {
+                    return Failure { time_s: f64::INFINITY, scope: FailureScope::Job };
+                }
+                trace::TraceEnd::Wrap => {
+                    self.next = 0;
+                    self.pass += 1;
+                }
+            }
+        }
+        let t = self.times[self.next] + self.pass as f64 * self.period_s - self.offset_s;
+        self.next += 1;
+        Failure { time_s: t, scope: FailureScope::Job }
     }
 }

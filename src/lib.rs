@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod failure;
 pub mod optimize;
+pub mod partial;
 pub mod policy;
 pub mod report;
 pub mod runner;

@@ -66,6 +66,36 @@ pub struct RunResult {
     pub summaries: Vec<Summary>,
 }
 
+/// A share of a run's replications: shard `index` of `count` runs replications
+/// `index`, `index + count`, `index + 2·count`, … (`--shard I/N` on a cluster array).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 0 ≤ index < count.
+    pub index: u64,
+    /// Shards in all, ≥ 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// How many of replications 0..`total` belong to this shard.
+    pub fn len(&self, total: u64) -> u64 {
+        if self.index >= total { 0 } else { (total - self.index - 1) / self.count + 1 }
+    }
+
+    /// Whether the shard holds no replication of a run of `total`.
+    pub fn is_empty(&self, total: u64) -> bool {
+        self.len(total) == 0
+    }
+
+    /// The replication index of this shard's `local`-th replication.
+    pub fn replication(&self, local: u64) -> u64 {
+        self.index + local * self.count
+    }
+}
+
 /// Runs replications `range` of every point of `scenario` in parallel; `progress` is
 /// called with the number of replications just finished.
 pub fn run_range(
@@ -74,16 +104,29 @@ pub fn run_range(
     range: std::ops::Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Summary>> {
+    run_shard_range(scenario, seed, Shard::WHOLE, range, progress)
+}
+
+/// Runs the shard's `local` replications (shard-local indices) of every point in parallel.
+/// Summaries merge exactly, so any split into shards and ranges sums to the same bits.
+pub fn run_shard_range(
+    scenario: &Scenario,
+    seed: u64,
+    shard: Shard,
+    local: std::ops::Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Summary>> {
     let points = &scenario.points;
-    let blocks = range.end.saturating_sub(range.start).div_ceil(BLOCK);
+    let blocks = local.end.saturating_sub(local.start).div_ceil(BLOCK);
     let empty = || vec![Summary::default(); points.len()];
     (0..blocks)
         .into_par_iter()
         .map(|b| {
-            let start = range.start + b * BLOCK;
-            let end = (start + BLOCK).min(range.end);
+            let start = local.start + b * BLOCK;
+            let end = (start + BLOCK).min(local.end);
             let mut sums = empty();
-            for rep in start..end {
+            for j in start..end {
+                let rep = shard.replication(j);
                 for (p, point) in points.iter().enumerate() {
                     let record = replicate(point, seed, rep).map_err(|source| Error::Engine { point: p, source })?;
                     sums[p].add(point.job.work_s, &record);
@@ -96,6 +139,69 @@ pub fn run_range(
             a.iter_mut().zip(&b).for_each(|(x, y)| x.merge(y));
             Ok(a)
         })
+}
+
+/// Progress of a fixed-count run of one shard: its first `done` local replications are
+/// summarised in `summaries`.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// Local replications done (a prefix of the shard's).
+    pub done: u64,
+    /// Summaries of those, one per point.
+    pub summaries: Vec<Summary>,
+}
+
+/// Why [`run_resumable`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every replication of the shard is done.
+    Complete,
+    /// `stop` asked to stop; the progress so far was saved.
+    Interrupted,
+}
+
+/// Aimed-for wall time of one chunk of a resumable run (s): between chunks the run can
+/// save its progress or stop.
+const CHUNK_TARGET_S: f64 = 0.25;
+
+/// Runs the shard's replications of a run of `total` from `progress` on, in chunks;
+/// between chunks it calls `save` whenever `save_every_s` (s) have passed since the last
+/// save, and stops (after saving) once `stop` says so. Exact merges make the result the
+/// same bits however the run was chunked, stopped and resumed.
+#[allow(clippy::too_many_arguments)]
+pub fn run_resumable(
+    scenario: &Scenario,
+    seed: u64,
+    total: u64,
+    shard: Shard,
+    progress: &mut Progress,
+    save_every_s: f64,
+    save: &mut dyn FnMut(&Progress) -> Result<()>,
+    stop: &dyn Fn() -> bool,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Outcome> {
+    let goal = shard.len(total);
+    let mut chunk = BLOCK;
+    let mut last_save = std::time::Instant::now();
+    while progress.done < goal {
+        if stop() {
+            save(progress)?;
+            return Ok(Outcome::Interrupted);
+        }
+        let end = (progress.done + chunk).min(goal);
+        let started = std::time::Instant::now();
+        let more = run_shard_range(scenario, seed, shard, progress.done..end, tick)?;
+        progress.summaries.iter_mut().zip(&more).for_each(|(a, b)| a.merge(b));
+        progress.done = end;
+        // Size the next chunk for about CHUNK_TARGET_S; its size never changes the result.
+        let took = started.elapsed().as_secs_f64().max(1e-6);
+        chunk = ((chunk as f64 * CHUNK_TARGET_S / took) as u64).clamp(BLOCK, 1 << 24);
+        if last_save.elapsed().as_secs_f64() >= save_every_s && progress.done < goal {
+            save(progress)?;
+            last_save = std::time::Instant::now();
+        }
+    }
+    Ok(Outcome::Complete)
 }
 
 /// Runs `scenario` under `stop` from `seed`. With [`Stop::Precision`], rounds of

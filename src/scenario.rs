@@ -13,6 +13,7 @@ use serde::Deserialize;
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::{Error, Origin, Result};
+use crate::failure::trace;
 use crate::failure::{
     Burst, DomainEvents, FailureModel, Failures, Law, Level, NodeClass, Placement, RandomEvents, Renewal, Sampler,
     Start, Topology,
@@ -256,6 +257,37 @@ struct RawFailures {
     system: Option<RawDomain>,
     random: Option<RawRandom>,
     burst: Option<RawBurst>,
+    trace: Option<RawTrace>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrace {
+    file: String,
+    system: Option<toml::Value>,
+    end: Option<TraceEndName>,
+    malformed: Option<MalformedName>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TraceEndName {
+    Wrap,
+    Censor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum MalformedName {
+    Fatal,
+    Skip,
+}
+
+/// What resolving needs beyond the raw values: the scenario's folder (relative paths
+/// resolve against it, as Cargo does) and the failure logs read so far.
+struct Context {
+    dir: PathBuf,
+    logs: std::cell::RefCell<HashMap<(PathBuf, bool), std::sync::Arc<trace::Log>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -378,8 +410,10 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The file it was read from.
     pub path: PathBuf,
-    /// The scenario's text, with the `--set` arguments applied after it, in order.
-    pub source: String,
+    /// The scenario file's text, as read.
+    pub text: String,
+    /// The `--set KEY=VALUE` arguments applied after it, in order.
+    pub sets: Vec<String>,
     /// Replications and seed.
     pub run: RunSettings,
     /// The sweep axes, in file order.
@@ -466,6 +500,10 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     };
     let run = resolve_run(&base.run).map_err(|f| scenario_error(origin_of(&f.key, &[]), &f.key, &f.message))?;
 
+    let context = Context {
+        dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        logs: std::cell::RefCell::new(HashMap::new()),
+    };
     let mut points = vec![];
     let count: usize = axis_values.iter().map(Vec::len).product();
     for index in 0..count {
@@ -481,7 +519,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
         }
         let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
         let labels = combo.iter().enumerate().map(|(a, &i)| axes[a].values[i].clone()).collect();
-        let point = resolve_point(index, labels, &raw)
+        let point = resolve_point(index, labels, &raw, &context)
             .map_err(|f| scenario_error(origin_of(&f.key, &combo), &f.key, &f.message))?;
         points.push(point);
     }
@@ -489,11 +527,16 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
-    let mut source = text.to_string();
-    for arg in sets {
-        source.push_str(&format!("\n# --set {arg}"));
-    }
-    Ok(Scenario { name, description: base.description.clone(), path: path.to_path_buf(), source, run, axes, points })
+    Ok(Scenario {
+        name,
+        description: base.description.clone(),
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        sets: sets.to_vec(),
+        run,
+        axes,
+        points,
+    })
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
@@ -604,7 +647,12 @@ fn exposure(flag: Option<bool>) -> Exposure {
     if flag.unwrap_or(true) { Exposure::CanFail } else { Exposure::CannotFail }
 }
 
-fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::result::Result<Point, FieldError> {
+fn resolve_point(
+    index: usize,
+    labels: Vec<String>,
+    raw: &RawScenario,
+    context: &Context,
+) -> std::result::Result<Point, FieldError> {
     let j = &raw.job;
     let job = Job {
         work_s: duration_at_least("job.work", j.work, true)?,
@@ -627,7 +675,10 @@ fn resolve_point(index: usize, labels: Vec<String>, raw: &RawScenario) -> std::r
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
     }
-    let base = resolve_failures(&raw.failures, nodes)?;
+    let base = match &raw.failures.trace {
+        Some(t) => resolve_trace(&raw.failures, t, nodes, raw.job.placement, context)?,
+        None => resolve_failures(&raw.failures, nodes)?,
+    };
     let failures = resolve_correlated(raw, base, nodes)?;
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
@@ -809,10 +860,101 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                 ),
             ));
         }
-    } else if raw.job.placement.is_some() {
-        return Err(field("job.placement", "a placement needs a [topology] to place the job on"));
+    } else if raw.job.placement.is_some() && !matches!(base, FailureModel::Trace(_)) {
+        return Err(field(
+            "job.placement",
+            "a placement needs a [topology] (or a [failures.trace]) to place the job on",
+        ));
     }
     Ok(Failures { base, topology, placement, job_nodes: nodes, domains, random, burst })
+}
+
+/// A failure log replayed onto the job's nodes.
+fn resolve_trace(
+    raw: &RawFailures,
+    t: &RawTrace,
+    nodes: u64,
+    placement: Option<PlacementName>,
+    context: &Context,
+) -> std::result::Result<FailureModel, FieldError> {
+    for (k, present) in [
+        ("law", raw.law.is_some()),
+        ("mtbf", raw.mtbf.is_some()),
+        ("node_mtbf", raw.node_mtbf.is_some()),
+        ("shape", raw.shape.is_some()),
+        ("sigma", raw.sigma.is_some()),
+        ("times", raw.times.is_some()),
+        ("class", raw.class.is_some()),
+        ("renewal", raw.renewal.is_some()),
+        ("start", raw.start.is_some()),
+        ("sampler", raw.sampler.is_some()),
+    ] {
+        if present {
+            return Err(field(&format!("failures.{k}"), "a replayed [failures.trace] takes no law: remove this key"));
+        }
+    }
+    let path = context.dir.join(&t.file);
+    let skip = t.malformed == Some(MalformedName::Skip);
+    let log = {
+        let mut cache = context.logs.borrow_mut();
+        match cache.get(&(path.clone(), skip)) {
+            Some(log) => log.clone(),
+            None => {
+                let malformed = if skip { trace::Malformed::Skip } else { trace::Malformed::Fatal };
+                let log = trace::read_log(&path, malformed).map_err(|e| field("failures.trace.file", e.to_string()))?;
+                let log = std::sync::Arc::new(log);
+                cache.insert((path.clone(), skip), log.clone());
+                log
+            }
+        }
+    };
+    let name = match &t.system {
+        None if log.systems.len() == 1 => log.system_names()[0].to_string(),
+        None => {
+            return Err(field(
+                "failures.trace.system",
+                format!("the log has {} systems: choose one of {}", log.systems.len(), log.system_names().join(", ")),
+            ));
+        }
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(toml::Value::Integer(i)) => i.to_string(),
+        Some(other) => return Err(field("failures.trace.system", format!("{other} is not a system name or number"))),
+    };
+    let sys = log.system(&name).map_err(|e| field("failures.trace.system", e.to_string()))?;
+    let system_nodes = sys.nodes.unwrap_or_else(|| sys.events.iter().map(|e| e.node + 1).max().unwrap_or(0));
+    if nodes > system_nodes {
+        return Err(field(
+            "job.nodes",
+            format!("{nodes} nodes do not fit: system {name} of the log has {system_nodes} nodes"),
+        ));
+    }
+    let placement = match placement {
+        None | Some(PlacementName::Packed) => Placement::Packed,
+        Some(PlacementName::Random) => Placement::Random,
+        Some(PlacementName::Spread) => {
+            return Err(field(
+                "job.placement",
+                "a log has no racks to spread over: accepted for a trace are packed, random",
+            ));
+        }
+    };
+    let start_s = sys.start_s;
+    // Node numbers beyond the declared size (the log has some) fold back onto the system.
+    let events: Vec<(f64, u64)> =
+        sys.events.iter().map(|e| (e.time_s - start_s, e.node % system_nodes.max(1))).collect();
+    Ok(FailureModel::Trace(crate::failure::TraceReplay {
+        file: path,
+        system: name,
+        system_nodes,
+        job_nodes: nodes,
+        placement,
+        end: match t.end.unwrap_or(TraceEndName::Wrap) {
+            TraceEndName::Wrap => trace::TraceEnd::Wrap,
+            TraceEndName::Censor => trace::TraceEnd::Censor,
+        },
+        events: std::sync::Arc::new(events),
+        period_s: trace::wrap_period_s(sys),
+    }))
 }
 
 fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<FailureModel, FieldError> {

@@ -90,6 +90,25 @@ impl ExactSum {
         self.carry();
     }
 
+    /// The exact sum as its canonical limbs, lowest first, trailing zeros dropped: the
+    /// lossless form written to partial-summary files.
+    pub fn to_limbs(&self) -> Vec<i64> {
+        let limbs = self.canonical();
+        let used = limbs.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
+        limbs[..used].to_vec()
+    }
+
+    /// The exact sum of [`ExactSum::to_limbs`]'s output; `None` when there are too many limbs.
+    pub fn from_limbs(limbs: &[i64]) -> Option<ExactSum> {
+        if limbs.len() > LIMBS {
+            return None;
+        }
+        let mut s = ExactSum::default();
+        s.limbs[..limbs.len()].copy_from_slice(limbs);
+        s.carry();
+        Some(s)
+    }
+
     /// The limbs in canonical form: equal exactly when the sums are equal.
     fn canonical(&self) -> [i64; LIMBS] {
         let mut s = self.clone();
@@ -227,6 +246,21 @@ impl Moments {
         self.n
     }
 
+    /// The lossless JSON form: `{"n", "sum", "sum_sq"}` with the sums as limbs.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"n": self.n, "sum": self.sum.to_limbs(), "sum_sq": self.sum_sq.to_limbs()})
+    }
+
+    /// Reads [`Moments::to_json`]'s form.
+    pub fn from_json(v: &serde_json::Value) -> Option<Moments> {
+        let limbs = |k: &str| -> Option<Vec<i64>> { v.get(k)?.as_array()?.iter().map(|x| x.as_i64()).collect() };
+        Some(Moments {
+            n: v.get("n")?.as_u64()?,
+            sum: ExactSum::from_limbs(&limbs("sum")?)?,
+            sum_sq: ExactSum::from_limbs(&limbs("sum_sq")?)?,
+        })
+    }
+
     /// Mean, standard deviation and 95% interval.
     pub fn estimate(&self) -> Estimate {
         let n = self.n as f64;
@@ -312,6 +346,57 @@ impl Summary {
         t.restarts += o.restarts;
         self.lost_s.merge(&other.lost_s);
         self.recovery_s.merge(&other.recovery_s);
+    }
+
+    /// The lossless JSON form of the summary, for partial-summary files: exact sums as
+    /// limbs, the histogram as (value, count) pairs, the counters.
+    pub fn to_json(&self) -> serde_json::Value {
+        let t = &self.totals;
+        let hist: Vec<[u64; 2]> =
+            self.wall_hist.iter_recorded().map(|v| [v.value_iterated_to(), v.count_at_value()]).collect();
+        serde_json::json!({
+            "overhead": self.overhead.to_json(),
+            "waste": self.waste.to_json(),
+            "wall_s": self.wall_s.to_json(),
+            "lost_s": self.lost_s.to_limbs(),
+            "recovery_s": self.recovery_s.to_limbs(),
+            "wall_histogram_ms": hist,
+            "counters": [t.failures, t.failures_during_checkpoint, t.failed_restarts, t.ignored_failures, t.checkpoints, t.restarts],
+        })
+    }
+
+    /// Reads [`Summary::to_json`]'s form; `None` when anything is missing or malformed.
+    pub fn from_json(v: &serde_json::Value) -> Option<Summary> {
+        let limbs = |k: &str| -> Option<ExactSum> {
+            ExactSum::from_limbs(&v.get(k)?.as_array()?.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>()?)
+        };
+        let mut s = Summary {
+            overhead: Moments::from_json(v.get("overhead")?)?,
+            waste: Moments::from_json(v.get("waste")?)?,
+            wall_s: Moments::from_json(v.get("wall_s")?)?,
+            lost_s: limbs("lost_s")?,
+            recovery_s: limbs("recovery_s")?,
+            ..Summary::default()
+        };
+        for pair in v.get("wall_histogram_ms")?.as_array()? {
+            let (value, count) = (pair.get(0)?.as_u64()?, pair.get(1)?.as_u64()?);
+            s.wall_hist.record_n(value, count).ok()?;
+        }
+        let c: Vec<u64> = v.get("counters")?.as_array()?.iter().map(|x| x.as_u64()).collect::<Option<_>>()?;
+        let [failures, failures_during_checkpoint, failed_restarts, ignored_failures, checkpoints, restarts] = c[..]
+        else {
+            return None;
+        };
+        s.totals = crate::engine::Record {
+            failures,
+            failures_during_checkpoint,
+            failed_restarts,
+            ignored_failures,
+            checkpoints,
+            restarts,
+            ..Default::default()
+        };
+        Some(s)
     }
 
     /// Replications summarised.

@@ -1,1 +1,558 @@
-//! Failure logs (issue #4).
+//! Failure logs (issue #4): the LANL log read whole and checked against an independent parse
+//! of the raw file, the censoring-aware Weibull fit on synthetic data (exact, right-censored,
+//! minute-rounded), malformed input, the simple format, fragments and replay windows.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::{inline, root};
+use ckptsim::failure::trace::{
+    self, BURST_THRESHOLDS_S, Event, LogFormat, Malformed, Observation, SystemLog, TraceEnd, WeibullFit,
+};
+use ckptsim::failure::{FailureModel, Law};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+/// The LANL log, relative to the package root (the worktree sits beside `shared/`).
+const LANL_REL: &str = "../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz";
+/// Records and systems in the LANL log (its README).
+const LANL_RECORDS: usize = 23_739;
+const LANL_SYSTEMS: usize = 23;
+/// The systems Schroeder & Gibson (DSN 2006) discuss most; all must fit a shape below 1.
+const LANL_FOCUS: [&str; 4] = ["2", "18", "19", "20"];
+/// Reading the log must take less than this in a release build (s).
+const READ_SECONDS_MAX: f64 = 1.0;
+/// |estimate − truth| must stay below this many standard errors.
+const Z_MAX: f64 = 4.0;
+/// Synthetic sample size.
+const SAMPLES: usize = 5000;
+/// Synthetic mean gap for the minute-rounding tests (s): with shape 0.7 about a quarter of
+/// the recorded gaps are zero, as in LANL system 2.
+const ROUNDED_MEAN_S: f64 = 200.0;
+/// The shape-0.7 rounding test must see at least this share of zero gaps.
+const ROUNDED_ZERO_SHARE_MIN: f64 = 0.2;
+/// The right-censoring test censors at this quantile of the law.
+const CENSOR_QUANTILE: f64 = 0.7;
+
+fn lanl() -> Option<PathBuf> {
+    let path = root(LANL_REL);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipping the LANL test: {} is absent", path.display());
+        None
+    }
+}
+
+fn scale_of(law: &Law) -> f64 {
+    match law {
+        Law::Weibull { scale_s, .. } => *scale_s,
+        other => panic!("not Weibull: {other:?}"),
+    }
+}
+
+fn assert_recovers(what: &str, fit: &WeibullFit, shape: f64, scale_s: f64) {
+    let zk = (fit.shape - shape) / fit.shape_se;
+    let ze = (fit.scale_s - scale_s) / fit.scale_se_s;
+    eprintln!(
+        "{what}: shape {:.4} ± {:.4} (true {shape}, z {zk:+.2}), scale {:.1} ± {:.1} s (true {scale_s:.1}, z {ze:+.2})",
+        fit.shape, fit.shape_se, fit.scale_s, fit.scale_se_s
+    );
+    assert!(zk.abs() < Z_MAX && ze.abs() < Z_MAX, "{what}: z = {zk:.2} (shape), {ze:.2} (scale)");
+}
+
+fn event(time_s: f64, node: u64) -> Event {
+    Event { time_s, node, cause: None, downtime_s: None }
+}
+
+fn system(events: Vec<Event>, resolution_s: f64) -> SystemLog {
+    let (start_s, end_s) = (events[0].time_s, events[events.len() - 1].time_s);
+    SystemLog { name: "synthetic".into(), nodes: None, events, start_s, end_s, resolution_s }
+}
+
+// ───────────────────────────── the LANL log ─────────────────────────────
+
+#[test]
+fn lanl_log_reads_whole_and_fits_decreasing_hazards() {
+    let Some(path) = lanl() else { return };
+    let t = Instant::now();
+    let log = trace::read_log(&path, Malformed::Fatal).unwrap_or_else(|e| panic!("{e}"));
+    let read_s = t.elapsed().as_secs_f64();
+    eprintln!("read {} records in {read_s:.3} s", log.event_count());
+    if !cfg!(debug_assertions) {
+        assert!(read_s < READ_SECONDS_MAX, "reading took {read_s} s");
+    }
+    assert_eq!(log.format, LogFormat::Lanl);
+    assert_eq!(log.event_count(), LANL_RECORDS);
+    assert_eq!(log.systems.len(), LANL_SYSTEMS);
+    assert_eq!(log.skipped, 0);
+
+    // The file's first record: 2,…,6/21/2005 10:54,6/21/2005 11:00,6,,Graphics Accel Hdwr,…
+    let first = Event { time_s: 1_119_351_240.0, node: 0, cause: Some("Hardware".into()), downtime_s: Some(360.0) };
+    assert!(log.system("2").unwrap().events.contains(&first));
+    // System 17 has no node columns; its size is not declared.
+    assert_eq!(log.system("17").unwrap().nodes, None);
+
+    let stats: Vec<_> = LANL_FOCUS.iter().map(|n| trace::system_stats(log.system(n).unwrap())).collect();
+    println!("{}", trace::stats_table(&stats));
+    for s in &stats {
+        let fit = s.weibull.unwrap_or_else(|| panic!("system {}: no fit", s.name));
+        println!("system {}: {} failures, MTBF {:.0} s ({:.2} h)", s.name, s.failures, s.mtbf_s, s.mtbf_s / 3600.0);
+        assert!(fit.shape + Z_MAX * fit.shape_se < 1.0, "system {}: shape {} ± {}", s.name, fit.shape, fit.shape_se);
+        assert!(fit.log_likelihood.is_finite());
+    }
+    let fragment = trace::fragment(&stats[0], "LA-UR-05-7318").unwrap();
+    assert!(fragment.contains("Caution"), "system 2's fitted mean is far from its MTBF:\n{fragment}");
+}
+
+/// One LANL record as the independent parser sees it.
+struct Raw {
+    system: String,
+    node: String,
+    minute: i64,
+}
+
+/// Splits one CSV line, honouring double quotes (the file quotes causes with commas).
+fn split_line(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            _ => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// Minutes since 1970-01-01 00:00 of `m/d/yyyy h:mm`, by counting days.
+fn minutes_since_1970(text: &str) -> i64 {
+    let (date, clock) = text.split_once(' ').unwrap();
+    let mdy: Vec<i64> = date.split('/').map(|x| x.parse().unwrap()).collect();
+    let hm: Vec<i64> = clock.split(':').map(|x| x.parse().unwrap()).collect();
+    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = |y: i64, m: i64| match m {
+        2 if leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    let mut days = (1970..mdy[2]).map(|y| if leap(y) { 366 } else { 365 }).sum::<i64>();
+    days += (1..mdy[0]).map(|m| month_days(mdy[2], m)).sum::<i64>();
+    days += mdy[1] - 1;
+    (days * 24 + hm[0]) * 60 + hm[1]
+}
+
+#[test]
+fn lanl_counts_and_bursts_agree_with_an_independent_parse() {
+    let Some(path) = lanl() else { return };
+    let compressed = fs::read(&path).unwrap();
+    let mut text = Vec::new();
+    lzma_rs::xz_decompress(&mut &compressed[..], &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let mut lines = text.lines();
+    let header = split_line(lines.next().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (c_system, c_node, c_started) = (col("System"), col("nodenumz"), col("Prob Started"));
+    let raw: Vec<Raw> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f = split_line(l);
+            assert_eq!(f.len(), header.len(), "{l}");
+            Raw { system: f[c_system].clone(), node: f[c_node].clone(), minute: minutes_since_1970(&f[c_started]) }
+        })
+        .collect();
+    assert_eq!(raw.len(), LANL_RECORDS);
+
+    let log = trace::read_log(&path, Malformed::Fatal).unwrap();
+    let mut names: Vec<&str> = raw.iter().map(|r| r.system.as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), LANL_SYSTEMS);
+    for name in names {
+        let mut mine: Vec<(i64, &str)> =
+            raw.iter().filter(|r| r.system == name).map(|r| (r.minute, r.node.as_str())).collect();
+        mine.sort_by_key(|m| m.0);
+        let stats = trace::system_stats(log.system(name).unwrap());
+        assert_eq!(stats.failures, mine.len(), "system {name}: failures");
+        let mut nodes: Vec<&str> = mine.iter().map(|m| m.1).collect();
+        nodes.sort();
+        nodes.dedup();
+        assert_eq!(stats.nodes_failed, nodes.len(), "system {name}: distinct nodes");
+        assert_eq!(stats.span_s, ((mine[mine.len() - 1].0 - mine[0].0) * 60) as f64, "system {name}: span");
+        let zero = mine.windows(2).filter(|w| w[0].0 == w[1].0).count();
+        assert_eq!(stats.zero_gaps, zero, "system {name}: zero gaps");
+        for (b, threshold_s) in stats.bursts.iter().zip(BURST_THRESHOLDS_S) {
+            let threshold_min = (threshold_s / 60.0) as i64;
+            let (mut in_bursts, mut bursts, mut start) = (0, 0, 0);
+            for end in 1..=mine.len() {
+                if end < mine.len() && mine[end].0 - mine[end - 1].0 <= threshold_min {
+                    continue;
+                }
+                let run = &mine[start..end];
+                if run.iter().any(|m| m.1 != run[0].1) {
+                    in_bursts += run.len();
+                    bursts += 1;
+                }
+                start = end;
+            }
+            assert_eq!(b.threshold_s, threshold_s);
+            assert_eq!(b.failures_in_bursts, in_bursts, "system {name}, ≤ {threshold_min} min: failures in bursts");
+            assert_eq!(b.bursts, bursts, "system {name}, ≤ {threshold_min} min: bursts");
+            assert_eq!(b.share, in_bursts as f64 / mine.len() as f64);
+        }
+    }
+}
+
+// ───────────────────────────── the fit ─────────────────────────────
+
+#[test]
+fn mle_recovers_exact_weibull_samples() {
+    for (shape, seed) in [(0.7, 11), (1.5, 12)] {
+        let law = Law::weibull(3600.0, shape).unwrap();
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let obs: Vec<Observation> = (0..SAMPLES).map(|_| Observation::Exact(law.sample(&mut rng))).collect();
+        let fit = trace::fit_weibull(&obs).expect("a fit");
+        assert_recovers(&format!("exact, shape {shape}"), &fit, shape, scale_of(&law));
+        assert!((fit.mean_s - fit.scale_s * statrs::function::gamma::gamma(1.0 + 1.0 / fit.shape)).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn mle_recovers_right_censored_weibull_samples() {
+    for (shape, seed) in [(0.7, 21), (1.5, 22)] {
+        let law = Law::weibull(3600.0, shape).unwrap();
+        let scale_s = scale_of(&law);
+        let censor_s = scale_s * (-(1.0 - CENSOR_QUANTILE).ln()).powf(1.0 / shape);
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let obs: Vec<Observation> = (0..SAMPLES)
+            .map(|_| {
+                let x = law.sample(&mut rng);
+                if x < censor_s { Observation::Exact(x) } else { Observation::RightCensored(censor_s) }
+            })
+            .collect();
+        let censored = obs.iter().filter(|o| matches!(o, Observation::RightCensored(_))).count();
+        assert!((censored as f64 / SAMPLES as f64 - (1.0 - CENSOR_QUANTILE)).abs() < 0.03, "{censored} censored");
+        let fit = trace::fit_weibull(&obs).expect("a fit");
+        assert_recovers(&format!("censored at q{CENSOR_QUANTILE}, shape {shape}"), &fit, shape, scale_of(&law));
+    }
+}
+
+/// A synthetic failure log: SAMPLES + 1 failures with Weibull gaps, stamps truncated to the
+/// minute as in the LANL log, read through `system_stats` as a log would be.
+fn minute_rounded_log(shape: f64, seed: u64) -> (SystemLog, f64) {
+    let law = Law::weibull(ROUNDED_MEAN_S, shape).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut t = 1e6;
+    let mut events = Vec::with_capacity(SAMPLES + 1);
+    for i in 0..=SAMPLES {
+        if i > 0 {
+            t += law.sample(&mut rng);
+        }
+        events.push(event((t / 60.0).floor() * 60.0, i as u64 % 7));
+    }
+    (system(events, 60.0), scale_of(&law))
+}
+
+#[test]
+fn mle_recovers_minute_rounded_weibull_gaps() {
+    for (shape, seed) in [(0.7, 31), (1.5, 32)] {
+        let (sys, scale_s) = minute_rounded_log(shape, seed);
+        let stats = trace::system_stats(&sys);
+        let zero_share = stats.zero_gaps as f64 / SAMPLES as f64;
+        eprintln!("shape {shape}: {:.1}% zero gaps", 100.0 * zero_share);
+        if shape < 1.0 {
+            assert!(zero_share > ROUNDED_ZERO_SHARE_MIN, "the test must have many zero gaps: {zero_share}");
+        }
+        let fit = stats.weibull.expect("a fit");
+        assert_recovers(&format!("minute-rounded, shape {shape}"), &fit, shape, scale_s);
+    }
+}
+
+#[test]
+fn observations_censor_the_tail_and_round_the_gaps() {
+    let mut sys = system(vec![event(0.0, 0), event(60.0, 1), event(60.0, 2)], 60.0);
+    sys.end_s = 660.0;
+    let obs = trace::observations(&sys);
+    assert_eq!(
+        obs,
+        vec![
+            Observation::Rounded { recorded_s: 60.0, resolution_s: 60.0 },
+            Observation::Rounded { recorded_s: 0.0, resolution_s: 60.0 },
+            Observation::RightCensored(540.0),
+        ]
+    );
+    sys.resolution_s = 0.0;
+    sys.end_s = 60.0;
+    assert_eq!(trace::observations(&sys), vec![Observation::Exact(60.0), Observation::Exact(0.0)]);
+    // An exact zero lifetime has no Weibull likelihood; every gap below one tick has no
+    // maximum either.
+    assert_eq!(trace::fit_weibull(&trace::observations(&sys)), None);
+    let below: Vec<Observation> =
+        (0..10).map(|_| Observation::Rounded { recorded_s: 0.0, resolution_s: 60.0 }).collect();
+    assert_eq!(trace::fit_weibull(&below), None);
+    assert_eq!(trace::fit_weibull(&[Observation::Exact(1.0)]), None);
+}
+
+// ───────────────────────────── malformed input ─────────────────────────────
+
+const LANL_HEADER: &str = "System,machine type,nodes,procstot,procsinnode,nodenum,nodenumz,node install,node prod,\
+node decom,fru type,mem,cputype,memtype,num intercon,purpose,Prob Started,Prob Fixed,Down Time,Facilities,Hardware,\
+Human Error,Network,Undetermined,Software,Same Event";
+
+/// A LANL record of `system` (size `nodes`) on `node` at `started`, with `cause_col` (0–5)
+/// filled.
+fn lanl_row(system: &str, nodes: &str, node: &str, started: &str, down_min: &str, cause_col: usize) -> String {
+    let mut causes = [""; 6];
+    causes[cause_col] = "\"Some, cause\"";
+    format!(
+        "{system},cluster,{nodes},6152,128,{node},{node},Nov-96,Jan-97,5-Nov,part,32,1,1,12,compute,{started},{started},\
+         {down_min},{},No",
+        causes.join(",")
+    )
+}
+
+fn small_lanl() -> String {
+    [
+        LANL_HEADER.to_string(),
+        lanl_row("2", "49", "3", "4/19/2001 3:27", "21", 5),
+        lanl_row("2", "49", "4", "13/19/2001 3:30", "5", 1),
+        lanl_row("7", "1", "0", "2/29/2004 23:59", "", 1),
+        lanl_row("2", "49", "0", "4/19/2001 3:27", "10", 0),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_bad_date_is_fatal_with_its_line_or_skipped_and_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "bad.csv", small_lanl().as_bytes());
+    let e = trace::read_log(&path, Malformed::Fatal).unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.exit_code(), 2);
+    assert!(msg.contains(&format!("{}:3:", path.display())), "{msg}");
+    assert!(msg.contains("Prob Started") && msg.contains("13/19/2001 3:30") && msg.contains("month"), "{msg}");
+
+    let log = trace::read_log(&path, Malformed::Skip).unwrap();
+    assert_eq!(log.skipped, 1);
+    assert_eq!(log.event_count(), 3);
+    let s2 = log.system("2").unwrap();
+    assert_eq!(s2.nodes, Some(49));
+    // Sorted by time, ties in file order; the cause is the filled column's name.
+    let causes: Vec<_> = s2.events.iter().map(|e| (e.node, e.cause.as_deref())).collect();
+    assert_eq!(causes, [(3, Some("Software")), (0, Some("Facilities"))]);
+    assert_eq!(s2.events[0].downtime_s, Some(21.0 * 60.0));
+    let s7 = log.system("7").unwrap();
+    assert_eq!(s7.events[0].downtime_s, None);
+    assert_eq!(s7.events[0].time_s, (minutes_since_1970("2/29/2004 23:59") * 60) as f64);
+    assert_eq!((s7.start_s, s7.end_s), (s7.events[0].time_s, s7.events[0].time_s));
+}
+
+#[test]
+fn other_malformed_lines_name_their_line_and_fault() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = lanl_row("2", "49", "3", "4/19/2001 3:27", "21", 5);
+    let cases: [(String, &str); 6] = [
+        (good.replacen(",cluster", "", 1), "25 fields, the header has 26"),
+        (lanl_row("2", "49", "x", "4/19/2001 3:27", "21", 5), "nodenumz"),
+        (lanl_row("2", "49", "3", "4/19/2001 3:27", "-4", 5), "Down Time"),
+        (lanl_row("2", "49", "3", "2/30/2001 3:27", "21", 5), "day 30"),
+        (lanl_row("2", "49", "3", "4/19/01 3:27", "21", 5), "year"),
+        (lanl_row("2", "50", "3", "4/19/2001 3:27", "21", 5), "declare 49 nodes"),
+    ];
+    for (row, expected) in cases {
+        let text = format!("{LANL_HEADER}\n{good}\n{row}\n");
+        let path = write(tmp.path(), "log.csv", text.as_bytes());
+        let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+        assert!(msg.contains("log.csv:3:") && msg.contains(expected), "expected {expected:?} in {msg}");
+    }
+    let two_causes = good.replace(",,,,,\"Some, cause\",No", ",x,,,,\"Some, cause\",No");
+    let path = write(tmp.path(), "log.csv", format!("{LANL_HEADER}\n{two_causes}\n").as_bytes());
+    let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+    assert!(msg.contains("log.csv:2:") && msg.contains("Hardware, Software"), "{msg}");
+}
+
+#[test]
+fn unknown_systems_empty_and_unreadable_logs_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = trace::read_log(&write(tmp.path(), "ok.csv", small_lanl().as_bytes()), Malformed::Skip).unwrap();
+    let e = log.system("99").unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("no system `99`") && e.to_string().contains("2, 7"), "{e}");
+
+    for (name, text, expected) in [
+        ("empty.csv", "", "empty"),
+        ("blank.csv", "\n\n", "empty"),
+        ("header.csv", "time,node\n", "no failure records"),
+        ("junk.csv", "a,b,c\n1,2,3\n", "unknown failure-log header"),
+    ] {
+        let path = write(tmp.path(), name, text.as_bytes());
+        let e = trace::read_log(&path, Malformed::Skip).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains(expected) && e.to_string().contains(name), "{e}");
+    }
+    let path = write(tmp.path(), "allbad.csv", b"time,node\n3 parsecs,1\n1 h,-1\n");
+    let msg = trace::read_log(&path, Malformed::Skip).unwrap_err().to_string();
+    assert!(msg.contains("all 2 were malformed"), "{msg}");
+    let missing = tmp.path().join("missing.csv.xz");
+    let e = trace::read_log(&missing, Malformed::Fatal).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("missing.csv.xz") && e.to_string().contains("cannot read"), "{e}");
+    let path = write(tmp.path(), "broken.xz", &[0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 1, 2, 3]);
+    let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+    assert!(msg.contains("xz"), "{msg}");
+}
+
+#[test]
+fn xz_is_detected_by_its_magic_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = small_lanl().replace('\n', "\r\n");
+    let plain = trace::read_log(&write(tmp.path(), "plain.csv", text.as_bytes()), Malformed::Skip).unwrap();
+    let mut xz = Vec::new();
+    lzma_rs::xz_compress(&mut text.as_bytes(), &mut xz).unwrap();
+    assert!(xz.starts_with(&trace::XZ_MAGIC));
+    let packed = trace::read_log(&write(tmp.path(), "packed.dat", &xz), Malformed::Skip).unwrap();
+    assert_eq!(plain, packed);
+    assert_eq!(plain.event_count(), 3);
+}
+
+// ───────────────────────────── the simple format ─────────────────────────────
+
+#[test]
+fn the_simple_format_reads_and_round_trips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "# a hand-written log\ntime, node ,cause\n1.5 h,4,\n\n0 s,3,Hardware\n90 min,5,\"Power, supply\"\n";
+    let path = write(tmp.path(), "failures.csv", text.as_bytes());
+    let log = trace::read_log(&path, Malformed::Fatal).unwrap();
+    assert_eq!(log.format, LogFormat::Simple);
+    let sys = log.system("failures").unwrap();
+    assert_eq!(sys.resolution_s, trace::SIMPLE_RESOLUTION_S);
+    let got: Vec<_> = sys.events.iter().map(|e| (e.time_s, e.node, e.cause.as_deref())).collect();
+    assert_eq!(got, [(0.0, 3, Some("Hardware")), (5400.0, 4, None), (5400.0, 5, Some("Power, supply"))]);
+    assert_eq!((sys.start_s, sys.end_s), (0.0, 5400.0));
+
+    let again =
+        trace::read_log(&write(tmp.path(), "failures.csv", trace::to_simple_csv(sys).as_bytes()), Malformed::Fatal)
+            .unwrap();
+    assert_eq!(again.system("failures").unwrap(), sys);
+
+    // time_s takes plain seconds, time takes units; each rejects the other's form.
+    let path = write(tmp.path(), "secs.csv", b"time_s,node\n0.25,1\n1e3,2\n");
+    let times: Vec<f64> = trace::read_log(&path, Malformed::Fatal)
+        .unwrap()
+        .system("secs")
+        .unwrap()
+        .events
+        .iter()
+        .map(|e| e.time_s)
+        .collect();
+    assert_eq!(times, [0.25, 1000.0]);
+    let path = write(tmp.path(), "secs.csv", b"time_s,node\n0.25,1\n3 h,2\n");
+    let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+    assert!(msg.contains("secs.csv:3:") && msg.contains("time_s"), "{msg}");
+    let path = write(tmp.path(), "units.csv", b"time,node\n10,1\n");
+    let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+    assert!(msg.contains("units.csv:2:") && msg.contains("no unit"), "{msg}");
+    let path = write(tmp.path(), "units.csv", b"time,node\n-10 s,1\n");
+    let msg = trace::read_log(&path, Malformed::Fatal).unwrap_err().to_string();
+    assert!(msg.contains("negative"), "{msg}");
+}
+
+#[test]
+fn a_lanl_system_round_trips_through_the_simple_format() {
+    let Some(path) = lanl() else { return };
+    let log = trace::read_log(&path, Malformed::Fatal).unwrap();
+    let sys = log.system("20").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let back =
+        trace::read_log(&write(tmp.path(), "s20.csv.xz", trace::to_simple_csv(sys).as_bytes()), Malformed::Fatal)
+            .unwrap();
+    let back = back.system("s20").unwrap();
+    let strip = |s: &SystemLog| s.events.iter().map(|e| (e.time_s, e.node, e.cause.clone())).collect::<Vec<_>>();
+    assert_eq!(strip(back), strip(sys));
+    assert_eq!((back.start_s, back.end_s), (sys.start_s, sys.end_s));
+}
+
+// ───────────────────────────── fragments and tables ─────────────────────────────
+
+#[test]
+fn the_fragment_is_a_valid_scenario() {
+    let (sys, _) = minute_rounded_log(0.7, 41);
+    let stats = trace::system_stats(&sys);
+    let fit = stats.weibull.unwrap();
+    let fragment = trace::fragment(&stats, "synthetic.csv").unwrap();
+    assert!(fragment.contains("[failures]") && fragment.contains("law = \"weibull\""), "{fragment}");
+    let sc = inline(&format!(
+        "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\n{fragment}\n[policy]\ninterval = \"young\"\n"
+    ));
+    match &sc.points[0].failures.base {
+        FailureModel::JobRenewal { law: Law::Weibull { shape, .. }, .. } => assert!((shape - fit.shape).abs() < 1e-4),
+        other => panic!("{other:?}"),
+    }
+    assert!((sc.points[0].failures.mtbf_s() - fit.mean_s).abs() < 0.1);
+
+    let few = trace::system_stats(&system(vec![event(0.0, 0), event(60.0, 1)], 60.0));
+    assert!(trace::fragment(&few, "x").is_err());
+}
+
+#[test]
+fn table_and_csv_carry_units_and_every_system() {
+    let (a, _) = minute_rounded_log(0.7, 51);
+    let mut b = a.clone();
+    b.name = "other".into();
+    let stats = [trace::system_stats(&a), trace::system_stats(&b)];
+    let table = trace::stats_table(&stats);
+    assert!(table.contains("MTBF (h)") && table.contains("synthetic") && table.contains("other"), "{table}");
+    let csv = trace::stats_csv(&stats);
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    for col in ["system", "failures", "span_s", "mtbf_s", "weibull_shape", "weibull_scale_s", "burst_share_60s"] {
+        assert!(header.split(',').any(|c| c == col), "{col} in {header}");
+    }
+    assert_eq!(lines.count(), 2);
+}
+
+// ───────────────────────────── bursts and replay ─────────────────────────────
+
+#[test]
+fn bursts_need_two_nodes_within_the_threshold() {
+    // Node 1 twice in a minute is not a burst; nodes 2 and 3 within 10 min are (from 600 s
+    // on); a failure 61 s after the previous one starts a new run at 60 s.
+    let sys = system(
+        vec![event(0.0, 1), event(30.0, 1), event(1000.0, 2), event(1600.0, 3), event(1661.0, 2), event(9000.0, 4)],
+        60.0,
+    );
+    let share = |t: f64| {
+        let b = trace::burst_share(&sys, t);
+        (b.bursts, b.failures_in_bursts)
+    };
+    assert_eq!(share(60.0), (0, 0));
+    assert_eq!(share(600.0), (1, 3));
+    assert_eq!(share(10_000.0), (1, 6));
+    assert_eq!(trace::gaps_s(&sys), [30.0, 970.0, 600.0, 61.0, 7339.0]);
+}
+
+#[test]
+fn replay_windows_censor_or_wrap() {
+    let sys = system(vec![event(100.0, 0), event(110.0, 1), event(130.0, 2)], 60.0);
+    assert_eq!(trace::wrap_period_s(&sys), 45.0);
+    let times = |from: f64, len: f64, end: TraceEnd| {
+        trace::events_in_window(&sys, from, len, end).iter().map(|e| (e.time_s, e.node)).collect::<Vec<_>>()
+    };
+    assert_eq!(times(20.0, 60.0, TraceEnd::Censor), [(10.0, 2)]);
+    assert_eq!(times(20.0, 60.0, TraceEnd::Wrap), [(10.0, 2), (25.0, 0), (35.0, 1), (55.0, 2)]);
+    assert_eq!(times(-50.0, 10.0, TraceEnd::Wrap), [(5.0, 0)]);
+    assert_eq!(times(-50.0, 10.0, TraceEnd::Censor), []);
+    assert_eq!(times(0.0, 10.0, TraceEnd::Censor), [(0.0, 0)]);
+    assert_eq!(trace::events_in_window(&sys, 0.0, 45.0 * 100.0, TraceEnd::Wrap).len(), 300);
+    assert_eq!(trace::events_in_window(&sys, 31.0, 1e6, TraceEnd::Censor).len(), 0);
+}

@@ -1,0 +1,242 @@
+//! Partial summaries: the versioned on-disk format of shards (`run --shard I/N`) and of
+//! resumable runs (`run --resume`), and their exact merge (`ckptsim merge`).
+//!
+//! A partial file is JSON: `format` = `"ckptsim-partial"`, `format_version`, the crate
+//! `version`, the `scenario` (name, path, text, `--set` arguments and a hash of both),
+//! `seed`, `replications` (of the whole run), `shard` (`index`, `count`), `done` (the
+//! shard's replications summarised, a prefix of them), `complete`, and `points`: one
+//! summary per sweep point, lossless (exact sums as limbs, histograms as value/count pairs),
+//! so merging partials gives exactly the summaries of the whole run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::error::{Error, Origin, Result};
+use crate::runner::{Progress, RunResult, Shard};
+use crate::scenario::{self, Scenario};
+use crate::stats::Summary;
+
+/// The `format` field of every partial file.
+pub const FORMAT: &str = "ckptsim-partial";
+/// The version of the partial format this build reads and writes.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// FNV-1a (64 bit) of the scenario text and its `--set` arguments: a run's identity.
+pub fn scenario_hash(text: &str, sets: &[String]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(text.as_bytes());
+    for s in sets {
+        eat(&[0]);
+        eat(s.as_bytes());
+    }
+    format!("{h:016x}")
+}
+
+/// One partial file, read back.
+#[derive(Debug, Clone)]
+pub struct Partial {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// The scenario, parsed again from the stored text and `--set` arguments.
+    pub scenario: Scenario,
+    /// The scenario's hash.
+    pub hash: String,
+    /// The crate version that wrote it.
+    pub version: String,
+    /// The master seed.
+    pub seed: u64,
+    /// Replications of the whole run.
+    pub replications: u64,
+    /// Which shard.
+    pub shard: Shard,
+    /// The shard's progress.
+    pub progress: Progress,
+}
+
+impl Partial {
+    /// Whether the shard's replications are all summarised.
+    pub fn complete(&self) -> bool {
+        self.progress.done == self.shard.len(self.replications)
+    }
+}
+
+/// The file name of a partial: `<name>.partial.json` for a whole run, or
+/// `<name>.shard-I-of-N.json` for a shard (`--shard`, even `0/1`).
+pub fn file_name(scenario: &Scenario, shard: Option<Shard>) -> String {
+    match shard {
+        None => format!("{}.partial.json", scenario.name),
+        Some(shard) => format!("{}.shard-{}-of-{}.json", scenario.name, shard.index, shard.count),
+    }
+}
+
+/// The JSON text of a partial.
+pub fn to_json(scenario: &Scenario, seed: u64, replications: u64, shard: Shard, progress: &Progress) -> String {
+    let doc = json!({
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "version": env!("CARGO_PKG_VERSION"),
+        "scenario": {
+            "name": scenario.name,
+            "path": scenario.path.to_string_lossy(),
+            "text": scenario.text,
+            "sets": scenario.sets,
+            "hash": scenario_hash(&scenario.text, &scenario.sets),
+        },
+        "seed": seed,
+        "replications": replications,
+        "shard": {"index": shard.index, "count": shard.count},
+        "done": progress.done,
+        "complete": progress.done == shard.len(replications),
+        "points": progress.summaries.iter().map(Summary::to_json).collect::<Vec<_>>(),
+    });
+    let mut text = serde_json::to_string(&doc).expect("JSON of plain values");
+    text.push('\n');
+    text
+}
+
+fn bad(path: &Path, message: impl Into<String>) -> Error {
+    Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+        key: None,
+        message: message.into(),
+    }
+}
+
+/// Reads a partial file, checking its format, version and scenario.
+pub fn read(path: &Path) -> Result<Partial> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
+    let v: Value =
+        serde_json::from_str(&text).map_err(|e| bad(path, format!("not a partial summary (malformed JSON: {e})")))?;
+    if v.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(bad(path, format!("not a partial summary: its `format` is not \"{FORMAT}\"")));
+    }
+    let fv = v.get("format_version").and_then(Value::as_u64);
+    if fv != Some(FORMAT_VERSION) {
+        return Err(bad(path, format!("partial format version {fv:?}: this build reads version {FORMAT_VERSION}")));
+    }
+    let field = |k: &str| v.get(k).ok_or_else(|| bad(path, format!("the partial summary lacks `{k}`")));
+    let version = field("version")?.as_str().unwrap_or_default().to_string();
+    let sc = field("scenario")?;
+    let s = |k: &str| {
+        sc.get(k).and_then(Value::as_str).ok_or_else(|| bad(path, format!("the partial summary lacks scenario.{k}")))
+    };
+    let (scenario_text, scenario_path, hash) =
+        (s("text")?.to_string(), PathBuf::from(s("path")?), s("hash")?.to_string());
+    let sets: Vec<String> = sc
+        .get("sets")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    if scenario_hash(&scenario_text, &sets) != hash {
+        return Err(bad(path, "the scenario text does not match its hash: the file was altered"));
+    }
+    let scenario = scenario::parse(&scenario_text, &scenario_path, &sets)?;
+    let num = |k: &str| field(k).and_then(|x| x.as_u64().ok_or_else(|| bad(path, format!("`{k}` is not a count"))));
+    let shard_v = field("shard")?;
+    let shard = Shard {
+        index: shard_v.get("index").and_then(Value::as_u64).ok_or_else(|| bad(path, "bad shard.index"))?,
+        count: shard_v
+            .get("count")
+            .and_then(Value::as_u64)
+            .filter(|c| *c >= 1)
+            .ok_or_else(|| bad(path, "bad shard.count"))?,
+    };
+    let points = field("points")?.as_array().ok_or_else(|| bad(path, "`points` is not a list"))?;
+    if points.len() != scenario.points.len() {
+        return Err(bad(
+            path,
+            format!("{} point summaries for a scenario of {} points", points.len(), scenario.points.len()),
+        ));
+    }
+    let summaries = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Summary::from_json(p).ok_or_else(|| bad(path, format!("the summary of point {i} is malformed"))))
+        .collect::<Result<Vec<_>>>()?;
+    let done = num("done")?;
+    let replications = num("replications")?;
+    if shard.index >= shard.count || done > shard.len(replications) {
+        return Err(bad(path, "inconsistent shard or progress"));
+    }
+    Ok(Partial {
+        path: path.to_path_buf(),
+        scenario,
+        hash,
+        version,
+        seed: num("seed")?,
+        replications,
+        shard,
+        progress: Progress { done, summaries },
+    })
+}
+
+/// Merges a complete set of shards of one run into the result of the unsharded run,
+/// refusing shards of another scenario, seed, size or version, duplicates, missing shards
+/// and unfinished ones.
+pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
+    let Some(first) = partials.first() else {
+        return Err(Error::Usage("merge needs at least one partial summary".into()));
+    };
+    let mut seen = vec![None::<&Path>; first.shard.count as usize];
+    for p in partials {
+        let differs = |what: &str, a: String, b: String| {
+            bad(
+                &p.path,
+                format!(
+                    "{what} {b} differs from {a} in {}: shards of different runs cannot merge",
+                    first.path.display()
+                ),
+            )
+        };
+        if p.hash != first.hash {
+            return Err(differs("scenario", first.hash.clone(), p.hash.clone()));
+        }
+        if p.seed != first.seed {
+            return Err(differs("seed", first.seed.to_string(), p.seed.to_string()));
+        }
+        if p.replications != first.replications {
+            return Err(differs("replications", first.replications.to_string(), p.replications.to_string()));
+        }
+        if p.version != first.version || p.version != env!("CARGO_PKG_VERSION") {
+            return Err(differs("version", first.version.clone(), p.version.clone()));
+        }
+        if p.shard.count != first.shard.count {
+            return Err(differs("shard count", first.shard.count.to_string(), p.shard.count.to_string()));
+        }
+        if let Some(other) = seen[p.shard.index as usize] {
+            return Err(bad(
+                &p.path,
+                format!("shard {} of {} is given twice (also {})", p.shard.index, p.shard.count, other.display()),
+            ));
+        }
+        if !p.complete() {
+            return Err(bad(
+                &p.path,
+                format!(
+                    "shard {} is unfinished ({} of {} replications): finish it with --resume",
+                    p.shard.index,
+                    p.progress.done,
+                    p.shard.len(p.replications)
+                ),
+            ));
+        }
+        seen[p.shard.index as usize] = Some(&p.path);
+    }
+    let missing: Vec<String> =
+        seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| i.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(Error::Usage(format!("shards {} of {} are missing", missing.join(", "), first.shard.count)));
+    }
+    let mut summaries = vec![Summary::default(); first.scenario.points.len()];
+    for p in partials {
+        summaries.iter_mut().zip(&p.progress.summaries).for_each(|(a, b)| a.merge(b));
+    }
+    Ok((first.scenario.clone(), RunResult { replications: first.replications, seed: first.seed, summaries }))
+}

@@ -1,0 +1,158 @@
+//! Issue #4 acceptance 3 and 5: LANL systems 2, 18, 19 and 20 replayed under a 24-hour job
+//! (skipped with a message when ../shared/data is absent), the end of the log handled, and
+//! bad trace input rejected with exit 2.
+
+use super::{ckptsim, root, simulate};
+use ckptsim::scenario;
+use std::fs;
+
+const LANL: &str = "../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz";
+
+fn lanl_present() -> bool {
+    let present = root(LANL).exists();
+    if !present {
+        eprintln!("skipped: {} is absent (the shared data folder beside the checkout)", root(LANL).display());
+    }
+    present
+}
+
+fn replay(system: u64, nodes: u64, end: &str, extra: &str) -> String {
+    format!(
+        r#"
+[run]
+seed = {system}
+[job]
+work = "24 h"
+nodes = {nodes}
+checkpoint = "5 min"
+restart = "10 min"
+{extra}
+[failures.trace]
+file = "../{LANL}"
+system = {system}
+end = "{end}"
+[policy]
+interval = "young"
+"#
+    )
+}
+
+#[test]
+fn lanl_systems_replay_under_a_24_hour_job() {
+    if !lanl_present() {
+        return;
+    }
+    for (system, nodes) in [(2, 49), (18, 1024), (19, 1024), (20, 512)] {
+        let sc = scenario::parse(&replay(system, nodes, "wrap", ""), &root("scenarios/inline.toml"), &[]).unwrap();
+        let p = &sc.points[0];
+        assert!(
+            p.failures.mtbf_s() > 3600.0 && p.failures.mtbf_s() < 100.0 * 3600.0,
+            "system {system}: MTBF {}",
+            p.failures.mtbf_s()
+        );
+        let s = &simulate(&sc, 400, 1).summaries[0];
+        let e = s.overhead.estimate();
+        let failures = s.per_replication(s.totals.failures);
+        // A 24 h job on the whole system sees about 24 h / MTBF failures, give or take bursts.
+        let expected = 24.0 * 3600.0 * (1.0 + e.mean) / p.failures.mtbf_s();
+        assert!(
+            failures > 0.3 * expected && failures < 3.0 * expected,
+            "system {system}: {failures} failures, ~{expected} expected"
+        );
+        assert!(e.mean > 0.0 && e.mean.is_finite(), "system {system}: overhead {}", e.mean);
+    }
+}
+
+#[test]
+fn censoring_at_the_end_of_the_log_sees_no_more_failures() {
+    if !lanl_present() {
+        return;
+    }
+    let text = |end: &str| replay(20, 512, end, "");
+    let failures = |end: &str| {
+        let sc = scenario::parse(&text(end), &root("scenarios/inline.toml"), &[]).unwrap();
+        let s = &simulate(&sc, 2000, 3).summaries[0];
+        s.totals.failures
+    };
+    let (wrap, censor) = (failures("wrap"), failures("censor"));
+    assert!(censor < wrap, "censor {censor} vs wrap {wrap}: replays that start near the end lose failures");
+}
+
+#[test]
+fn the_lanl_scenarios_run() {
+    if !lanl_present() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["lanl-2", "lanl-18", "lanl-2-weibull", "lanl-18-weibull"] {
+        let o =
+            ckptsim(&["run", &format!("scenarios/{name}.toml"), "--reps", "50", "--out", tmp.path().to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+fn rejects(text: &str, expected: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, text).unwrap();
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for e in expected {
+        assert!(err.contains(e), "expected {e:?} in {err}");
+    }
+    assert!(!out.exists() || fs::read_dir(&out).unwrap().next().is_none(), "files left behind");
+}
+
+#[test]
+fn bad_trace_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, "time,node,cause\n1 h,0,hw\n2 h,1,sw\nthree,0,hw\n5 h,2,hw\n").unwrap();
+    let with_log = |extra_job: &str, trace_extra: &str| {
+        format!(
+            "[job]\nwork = \"24 h\"\ncheckpoint = \"5 min\"\nrestart = \"10 min\"\n{extra_job}\n[failures.trace]\nfile = \"{}\"\n{trace_extra}\n",
+            log.display()
+        )
+    };
+    // Malformed lines: fatal by default, with the line number; skipped with a count on request.
+    rejects(&with_log("", ""), &["failures.trace.file", "log.csv:4", "column `time`"]);
+    let skip = tmp.path().join("skip.toml");
+    fs::write(&skip, with_log("nodes = 3", "malformed = \"skip\"")).unwrap();
+    let o = ckptsim(&["run", skip.to_str().unwrap(), "--reps", "20", "--out", tmp.path().join("ok").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A job larger than the logged system, an impossible placement, a law beside the trace.
+    rejects(&with_log("nodes = 4", "malformed = \"skip\""), &["job.nodes", "3 nodes"]);
+    rejects(
+        &with_log("nodes = 2\nplacement = \"spread\"", "malformed = \"skip\""),
+        &["job.placement", "packed, random"],
+    );
+    rejects(
+        &with_log("", "malformed = \"skip\"")
+            .replace("[failures.trace]", "[failures]\nmtbf = \"1 h\"\n[failures.trace]"),
+        &["failures.mtbf", "no law"],
+    );
+    // A missing file prints the resolved path.
+    rejects(&with_log("", "").replace("log.csv", "missing.csv"), &["missing.csv", "cannot read"]);
+    // trace stats: the same line-numbered error, exit 2.
+    let o = ckptsim(&["trace", "stats", log.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("log.csv:4"));
+}
+
+#[test]
+fn unknown_lanl_system() {
+    if !lanl_present() {
+        return;
+    }
+    let text = replay(99, 10, "wrap", "");
+    let tmp = tempfile::tempdir().unwrap();
+    let file = root("scenarios").join(format!("bad-system-{}.toml", std::process::id()));
+    fs::write(&file, &text).unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
+    fs::remove_file(&file).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("failures.trace.system") && err.contains("no system `99`") && err.contains("18"), "{err}");
+}

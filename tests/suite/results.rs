@@ -1,0 +1,91 @@
+//! Issue #6 acceptance 4 and the `results/` contract: the committed reference results are
+//! current (the same bytes from the same seed) and the SVG plots are well-formed XML.
+
+use super::{ckptsim, root};
+use std::fs;
+
+/// The scenarios whose outputs are committed in results/ (results/scenarios.txt).
+fn committed() -> Vec<String> {
+    fs::read_to_string(root("results/scenarios.txt")).unwrap().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn committed_results_are_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in committed() {
+        let o = ckptsim(&[
+            "run",
+            &format!("scenarios/{name}.toml"),
+            "--out",
+            tmp.path().to_str().unwrap(),
+            "--plot",
+            "--format",
+            "markdown",
+        ]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let md = fs::read_to_string(root(&format!("results/{name}.md"))).unwrap();
+        assert_eq!(
+            String::from_utf8(o.stdout).unwrap(),
+            md,
+            "results/{name}.md is stale: run bash results/regenerate.sh"
+        );
+        for ext in ["csv", "json", "overhead.svg", "wall.svg"] {
+            let file = if ext.ends_with("svg") { format!("{name}-{ext}") } else { format!("{name}.{ext}") };
+            let committed = root(&format!("results/{file}"));
+            if !committed.exists() {
+                assert!(!tmp.path().join(&file).exists(), "results/{file} is missing: run bash results/regenerate.sh");
+                continue;
+            }
+            assert_eq!(
+                fs::read(tmp.path().join(&file)).unwrap(),
+                fs::read(&committed).unwrap(),
+                "results/{file} is stale: run bash results/regenerate.sh"
+            );
+        }
+    }
+}
+
+#[test]
+fn committed_optimizer_results_are_current() {
+    // The cheapest of the optimizer runs; the others take longer and follow the same code.
+    let tmp = tempfile::tempdir().unwrap();
+    let line = fs::read_to_string(root("results/optimize.txt")).unwrap().lines().next().unwrap().to_string();
+    let mut words = line.split_whitespace();
+    let scenario = format!("scenarios/{}.toml", words.next().unwrap());
+    let mut args = vec!["optimize".to_string(), scenario, "--out".into(), tmp.path().to_str().unwrap().into()];
+    args.extend(words.map(str::to_string));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for file in ["young-daly-2min-optimize.json", "young-daly-2min-optimize.csv", "young-daly-2min-optimize.svg"] {
+        assert_eq!(
+            fs::read(tmp.path().join(file)).unwrap(),
+            fs::read(root(&format!("results/optimize/{file}"))).unwrap(),
+            "results/optimize/{file} is stale: run bash results/regenerate.sh"
+        );
+    }
+}
+
+#[test]
+fn svg_plots_are_well_formed() {
+    let mut checked = 0;
+    for dir in ["results", "results/optimize"] {
+        for entry in fs::read_dir(root(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "svg") {
+                let text = fs::read_to_string(&path).unwrap();
+                let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(doc.root_element().tag_name().name(), "svg", "{}", path.display());
+                // Axes labels, and at least one drawn series.
+                assert!(doc.descendants().any(|n| n.has_tag_name("text")), "{}", path.display());
+                assert!(
+                    doc.descendants().any(|n| n.has_tag_name("polyline") || n.has_tag_name("rect")),
+                    "{}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} SVG files");
+}

@@ -1,0 +1,197 @@
+//! Issue #7 acceptance 1 and 3: merged shards are byte-identical to a single run, merges of
+//! the wrong shards are refused, and a run killed at 20 random moments resumes to exactly the
+//! uninterrupted result with no partial file ever corrupt.
+
+use super::{bin, ckptsim};
+use rand::{RngExt, SeedableRng};
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+/// Kills in the resume test.
+const KILLS: usize = 20;
+
+fn run(out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args =
+        vec!["run", "scenarios/young-daly.toml", "--reps", "700", "--out", out.to_str().unwrap(), "--format", "csv"];
+    args.extend_from_slice(extra);
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn outputs(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    (fs::read(dir.join("young-daly.csv")).unwrap(), fs::read(dir.join("young-daly.json")).unwrap())
+}
+
+fn shards(dir: &Path, n: u64) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            run(dir, &["--shard", &format!("{i}/{n}")]);
+            dir.join(format!("young-daly.shard-{i}-of-{n}.json")).to_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+fn merge(files: &[String], out: &Path) -> std::process::Output {
+    let mut args = vec!["merge", "--out", out.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    ckptsim(&args)
+}
+
+#[test]
+fn merged_shards_are_byte_identical_to_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    run(&whole, &[]);
+    for n in [1, 2, 4, 7] {
+        let dir = tmp.path().join(format!("shards{n}"));
+        let mut files = shards(&dir, n);
+        files.reverse(); // any order
+        let merged = dir.join("merged");
+        let o = merge(&files, &merged);
+        assert!(o.status.success(), "{n} shards: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(outputs(&merged), outputs(&whole), "{n} shards");
+    }
+}
+
+#[test]
+fn merge_refuses_mismatched_duplicate_missing_or_altered_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shards(&tmp.path().join("a"), 2);
+    let refuse = |files: &[String], expect: &str| {
+        let o = merge(files, &tmp.path().join("m"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(expect), "expected {expect:?} in {err}");
+        assert!(!tmp.path().join("m").join("young-daly.csv").exists());
+    };
+    refuse(&[a[0].clone(), a[0].clone()], "given twice");
+    refuse(&[a[0].clone()], "missing");
+    let other_seed = tmp.path().join("b");
+    run(&other_seed, &["--shard", "1/2", "--seed", "9"]);
+    refuse(&[a[0].clone(), other_seed.join("young-daly.shard-1-of-2.json").to_str().unwrap().into()], "seed");
+    let other_set = tmp.path().join("c");
+    run(&other_set, &["--shard", "1/2", "--set", "job.restart=5 min"]);
+    refuse(&[a[0].clone(), other_set.join("young-daly.shard-1-of-2.json").to_str().unwrap().into()], "scenario");
+    let altered = tmp.path().join("altered.json");
+    fs::write(
+        &altered,
+        fs::read_to_string(&a[1]).unwrap().replace("checkpoint = \\\"120 s\\\"", "checkpoint = \\\"121 s\\\""),
+    )
+    .unwrap();
+    refuse(&[a[0].clone(), altered.to_str().unwrap().into()], "altered");
+    let garbage = tmp.path().join("garbage.json");
+    fs::write(&garbage, "{\"format\": \"ckptsim-partial\", \"format_version\": 99}").unwrap();
+    refuse(&[garbage.to_str().unwrap().into()], "version");
+}
+
+#[test]
+fn killed_runs_resume_to_the_uninterrupted_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reps = "300000";
+    let whole = tmp.path().join("whole");
+    let o = ckptsim(&[
+        "run",
+        "scenarios/young-daly.toml",
+        "--reps",
+        reps,
+        "--out",
+        whole.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success());
+    let dir = tmp.path().join("killed");
+    let partial = dir.join("young-daly.partial.json");
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(20);
+    let args = |resume: bool| {
+        let mut a = vec![
+            "run",
+            "scenarios/young-daly.toml",
+            "--reps",
+            reps,
+            "--out",
+            dir.to_str().unwrap(),
+            "--format",
+            "csv",
+            "--save-every",
+            "0.01",
+        ];
+        if resume {
+            a.push("--resume");
+        }
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let mut finished_early = false;
+    for k in 0..KILLS {
+        let mut child = bin()
+            .args(args(k > 0))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(rng.random_range(30..400)));
+        if child.try_wait().unwrap().is_some() {
+            finished_early = true;
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if partial.exists() {
+            // Never corrupt: it always parses as a partial summary.
+            let o = ckptsim(&["merge", partial.to_str().unwrap(), "--out", tmp.path().join("probe").to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("unfinished") || o.status.success(), "kill {k}: corrupt partial file: {err}");
+        }
+        assert!(!dir.join("young-daly.csv").exists() || finished_early, "no result before the run completes");
+    }
+    if !finished_early {
+        let o = bin().args(args(true)).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(outputs(&dir), outputs(&whole));
+    assert!(!partial.exists(), "the partial file is removed once the run completes");
+}
+
+#[test]
+fn sigterm_saves_progress_and_exits_130() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("term");
+    let child = bin()
+        .args([
+            "run",
+            "scenarios/young-daly.toml",
+            "--reps",
+            "3000000",
+            "--out",
+            dir.to_str().unwrap(),
+            "--save-every",
+            "1000",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
+    assert!(dir.join("young-daly.partial.json").exists());
+}
+
+#[test]
+fn shards_need_a_fixed_count_and_a_valid_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    for bad in ["3/3", "1/0", "a/b", "2"] {
+        let o = ckptsim(&["run", "scenarios/young-daly.toml", "--shard", bad, "--out", out]);
+        assert_eq!(o.status.code(), Some(2), "--shard {bad}");
+    }
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--precision", "0.01", "--shard", "0/2", "--out", out]);
+    assert_eq!(o.status.code(), Some(2));
+}
