@@ -94,3 +94,17 @@ fn set_on_a_swept_key_fixes_it() {
     assert_eq!(sc.points.len(), 5);
     assert!(sc.points.iter().all(|p| p.job.checkpoint_s == 300.0));
 }
+
+#[test]
+fn unwritable_out_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("not-a-folder");
+    fs::write(&file, "x").unwrap();
+    for out in [file.join("sub"), std::path::PathBuf::from("/proc/ckptsim-cannot-write-here")] {
+        let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "10", "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("output folder") && err.contains(out.to_str().unwrap()), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
