@@ -20,8 +20,17 @@ while read -r name sets; do
   # shellcheck disable=SC2086
   "$bin" optimize "scenarios/$name.toml" $sets --out results/optimize --format markdown > /dev/null
 done < results/optimize.txt
+# Machine efficiency: the shipped small schedule always, the Frontier year where the shared data
+# folder is beside the checkout.
+"$bin" efficiency scenarios/small-schedule.toml --out results --plot --format markdown > results/small-schedule.md
+if [ -f ../shared/data/frontier/jobs2024.csv ]; then
+  "$bin" efficiency scenarios/frontier-2024.toml --out results --plot --format markdown > results/frontier-2024.md
+fi
 if command -v rsvg-convert >/dev/null; then
   rsvg-convert -w 800 results/young-daly-overhead.svg -o results/young-daly-overhead.png
   rsvg-convert -w 800 results/optimize/weibull-k05-optimize.svg -o results/weibull-k05-optimize.png
+  if [ -f results/frontier-2024-efficiency.svg ]; then
+    rsvg-convert -w 800 results/frontier-2024-efficiency.svg -o results/frontier-2024-efficiency.png
+  fi
 fi
 echo "results/ regenerated"
