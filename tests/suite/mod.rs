@@ -9,6 +9,7 @@ mod engine_paths;
 mod exact;
 mod failure_laws;
 mod formulas;
+mod fuzz;
 mod optimize;
 mod results;
 mod shards;
