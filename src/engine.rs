@@ -104,6 +104,19 @@ pub enum EngineError {
         /// Wall-clock time reached when the engine stopped (s).
         wall_s: f64,
     },
+    /// The replication's wall time, or its overhead over the work, is too large to summarise:
+    /// the summaries add its square, which overflows.
+    #[error(
+        "a replication took {wall_s:.6e} s of wall time for {work_s:.6e} s of work: the wall time or the \
+         overhead (wall / work − 1) is too large to summarise (its square overflows); give the job's durations \
+         comparable scales"
+    )]
+    OutOfRange {
+        /// The replication's wall-clock time (s).
+        wall_s: f64,
+        /// The job's work (s).
+        work_s: f64,
+    },
 }
 
 /// Limits that keep a hopeless replication from running forever.

@@ -177,6 +177,9 @@ pub fn read(path: &Path) -> Result<Partial> {
     })
 }
 
+/// [`merge`] names at most this many missing shards.
+const MISSING_LISTED: usize = 20;
+
 /// Merges a complete set of shards of one run into the result of the unsharded run,
 /// refusing shards of another scenario, seed, size or version, duplicates, missing shards
 /// and unfinished ones.
@@ -184,7 +187,8 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
     let Some(first) = partials.first() else {
         return Err(Error::Usage("merge needs at least one partial summary".into()));
     };
-    let mut seen = vec![None::<&Path>; first.shard.count as usize];
+    // By index, not one slot per shard: a file may claim any shard count.
+    let mut seen = std::collections::BTreeMap::<u64, &Path>::new();
     for p in partials {
         let differs = |what: &str, a: String, b: String| {
             bad(
@@ -210,7 +214,7 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
         if p.shard.count != first.shard.count {
             return Err(differs("shard count", first.shard.count.to_string(), p.shard.count.to_string()));
         }
-        if let Some(other) = seen[p.shard.index as usize] {
+        if let Some(other) = seen.get(&p.shard.index) {
             return Err(bad(
                 &p.path,
                 format!("shard {} of {} is given twice (also {})", p.shard.index, p.shard.count, other.display()),
@@ -227,11 +231,17 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
                 ),
             ));
         }
-        seen[p.shard.index as usize] = Some(&p.path);
+        seen.insert(p.shard.index, &p.path);
     }
-    let missing: Vec<String> =
-        seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| i.to_string()).collect();
+    let mut missing: Vec<String> = (0..first.shard.count)
+        .filter(|i| !seen.contains_key(i))
+        .take(MISSING_LISTED + 1)
+        .map(|i| i.to_string())
+        .collect();
     if !missing.is_empty() {
+        if missing.len() > MISSING_LISTED {
+            missing[MISSING_LISTED] = "…".into();
+        }
         return Err(Error::Usage(format!("shards {} of {} are missing", missing.join(", "), first.shard.count)));
     }
     let mut summaries = vec![Summary::default(); first.scenario.points.len()];

@@ -744,7 +744,22 @@ fn build_law(spec: &LawSpec, mean_s: Option<f64>) -> std::result::Result<Law, Fi
             let list: Vec<f64> = times.iter().map(|d| d.0).collect();
             let law = range("times", Law::empirical(&list))?;
             Ok(match mean_s {
-                Some(m) if m > 0.0 && m.is_finite() => law.scaled(m / law.mean_s()),
+                Some(m) if m > 0.0 && m.is_finite() => {
+                    let factor = m / law.mean_s();
+                    let (lo, hi) = list.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+                    if !(lo * factor > 0.0 && (hi * factor).is_finite()) {
+                        return Err(field(
+                            &key("times"),
+                            format!(
+                                "rescaled to the mean {m} s, these times would run from {} s to {} s: accepted are \
+                                 times and a mean that keep every rescaled time finite and > 0",
+                                lo * factor,
+                                hi * factor
+                            ),
+                        ));
+                    }
+                    law.scaled(factor)
+                }
                 Some(m) => {
                     return Err(field(&key("mtbf"), format!("{m} s is out of range: accepted is a duration > 0")));
                 }
@@ -1046,7 +1061,16 @@ fn resolve_classes(
     let mut counts: Vec<u64> = exact.iter().map(|x| x.floor() as u64).collect();
     let mut order: Vec<usize> = (0..raw.len()).collect();
     order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
-    let short = nodes - counts.iter().sum::<u64>();
+    let rounded = counts.iter().try_fold(0u64, |a, &c| a.checked_add(c));
+    let Some(short) = rounded.and_then(|r| nodes.checked_sub(r)) else {
+        return Err(field(
+            "failures.class.0.share",
+            format!(
+                "the class shares add up to {total}: rounded to the job's {nodes} nodes they give more nodes than it \
+                 has; make them sum to exactly 1 (with at most 2⁵³ nodes, exact in floating point)"
+            ),
+        ));
+    };
     for &i in order.iter().take(short as usize) {
         counts[i] += 1;
     }

@@ -109,8 +109,8 @@ fn column_of(name: &str) -> Option<Column> {
 /// Errors: [`Error::Io`] when the file cannot be read; [`Error::Scenario`] (exit code 2),
 /// naming the file, the 1-based line, the column (as written in the header) and the accepted
 /// range, for a malformed row, zero nodes, a negative or non-finite duration, a zero
-/// requested duration, an unknown, repeated or missing required column, and an empty
-/// schedule.
+/// requested duration, a duration whose usage N·T overflows, an unknown, repeated or missing
+/// required column, and an empty schedule.
 pub fn read_schedule(path: &Path) -> Result<Schedule, Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     parse_schedule(&bytes, path)
@@ -224,7 +224,12 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
             let text = record[at];
             let accepted = if zero_ok { "a finite number of seconds ≥ 0" } else { "a finite number of seconds > 0" };
             match text.parse::<f64>() {
-                Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) => Ok(v),
+                Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) && (nodes as f64 * v).is_finite() => Ok(v),
+                Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) => Err(bad(
+                    line,
+                    Some(name),
+                    format!("`{text}` s on {nodes} nodes: the job's usage N·T overflows; expected N × {name} finite"),
+                )),
                 Ok(v) if v.is_finite() && v == 0.0 => {
                     Err(bad(line, Some(name), format!("`{text}`: a requested duration of zero; expected {accepted}")))
                 }

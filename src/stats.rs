@@ -98,9 +98,13 @@ impl ExactSum {
         limbs[..used].to_vec()
     }
 
-    /// The exact sum of [`ExactSum::to_limbs`]'s output; `None` when there are too many limbs.
+    /// The exact sum of [`ExactSum::to_limbs`]'s output; `None` when there are too many limbs
+    /// or one is not canonical: in [0, 2³²), or in [−2³², 2³²) for the top one.
     pub fn from_limbs(limbs: &[i64]) -> Option<ExactSum> {
-        if limbs.len() > LIMBS {
+        let canonical = |(i, l): (usize, &i64)| {
+            if i == LIMBS - 1 { (-(1 << 32)..1 << 32).contains(l) } else { (0..1 << 32).contains(l) }
+        };
+        if limbs.len() > LIMBS || !limbs.iter().enumerate().all(canonical) {
             return None;
         }
         let mut s = ExactSum::default();
@@ -413,11 +417,13 @@ impl Summary {
     /// quantiles: (low s, high s, replications in [low, high)).
     pub fn wall_bins(&self, bins: usize) -> Vec<(f64, f64, u64)> {
         let lo = self.wall_hist.value_at_quantile(0.001);
-        let hi = self.wall_hist.value_at_quantile(0.999).max(lo + bins as u64);
+        // Saturating: wall times past u64::MAX ms are recorded as u64::MAX.
+        let hi = self.wall_hist.value_at_quantile(0.999).max(lo.saturating_add(bins as u64));
         let width = (hi - lo).div_ceil(bins as u64).max(1);
         (0..bins as u64)
             .map(|b| {
-                let (a, z) = (lo + b * width, lo + (b + 1) * width);
+                let (a, z) =
+                    (lo.saturating_add(b.saturating_mul(width)), lo.saturating_add((b + 1).saturating_mul(width)));
                 let count = self.wall_hist.count_between(a, z.saturating_sub(1));
                 (a as f64 * HISTOGRAM_UNIT_S, z as f64 * HISTOGRAM_UNIT_S, count)
             })

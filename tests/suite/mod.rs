@@ -10,6 +10,7 @@ mod engine_paths;
 mod exact;
 mod failure_laws;
 mod formulas;
+mod fuzz;
 mod optimize;
 mod replay;
 mod results;
