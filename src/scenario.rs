@@ -44,7 +44,8 @@ pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
     let value: f64 = number.parse().map_err(|_| {
         format!("\"{text}\": `{number}` is not a number (write for example \"120 s\", \"2e5 s\", \"3.1 h\")")
     })?;
-    if !value.is_finite() {
+    // Checked after the unit: "1e308 y" overflows to infinity.
+    if !(value * scale).is_finite() {
         return Err(format!("\"{text}\" is not a finite duration"));
     }
     Ok(value * scale)
@@ -1228,7 +1229,7 @@ mod tests {
         assert_eq!(parse_duration_s("1 y"), Ok(365.0 * 86400.0));
         assert_eq!(parse_duration_s("250ms"), Ok(0.25));
         assert_eq!(parse_duration_s("-5 s"), Ok(-5.0));
-        for bad in ["120", "5 weeks", "abc s", "nan s", "inf s", "", "s"] {
+        for bad in ["120", "5 weeks", "abc s", "nan s", "inf s", "", "s", "1e308 y"] {
             assert!(parse_duration_s(bad).is_err(), "{bad} accepted");
         }
     }
