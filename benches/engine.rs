@@ -101,9 +101,11 @@ impl BenchPoint {
     fn find_in<'a>(&self, scenario: &'a Scenario) -> &'a scenario::Point {
         let point = scenario.points.iter().find(|p| p.job == self.job && p.factor == 1.0);
         let point = point.unwrap_or_else(|| panic!("{SCENARIO} has no point with factor 1 and job {:?}", self.job));
+        // Any exponential model is the same Poisson stream (per-node with one node included).
+        assert!(point.failures.is_poisson(), "{SCENARIO} moved the benchmark point: not Poisson");
         assert_eq!(
-            (&point.failures.base, point.interval_s),
-            (&self.law, self.young_s),
+            (point.failures.mtbf_s(), point.interval_s),
+            (self.law.mtbf_s(), self.young_s),
             "{SCENARIO} moved the benchmark point"
         );
         point

@@ -279,17 +279,21 @@ pub fn play_periodic<S: FailureStream>(
         FinalCheckpoint::Skipped => 0.0,
     };
     let write_can_fail = job.checkpoint_exposure == Exposure::CanFail;
+    // Chunk counts as i64: signed conversions to and from f64 are one instruction each on
+    // x86-64, unsigned ones several (chunk counts never approach 2⁶³).
+    let full_chunks = layout.full_chunks() as i64;
     let mut t = 0.0_f64;
-    let mut committed = 0_u64;
+    let mut committed = 0_i64;
+    let mut ended_at_s = None;
     loop {
-        let full_left = layout.full_chunks() - committed;
+        let full_left = full_chunks - committed;
         // Without full chunks the period may be infinite (no checkpoint before the end).
         let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
         let f = clock.next_s;
         if f < last_start_s {
             // The failure falls in one of the full chunks still to run.
             // (f − t)/P ≥ 0, so the cast truncates like floor (and saturates, never wraps).
-            let j = (((f - t) / period_s) as u64).min(full_left - 1);
+            let j = (((f - t) / period_s) as i64).min(full_left - 1);
             let offset_s = f - t - j as f64 * period_s;
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
@@ -300,7 +304,6 @@ pub fn play_periodic<S: FailureStream>(
             // Counted without a branch: at short intervals writes take many failures.
             clock.rec.failures_during_checkpoint += in_write as u64;
             committed += j;
-            clock.rec.checkpoints += j;
             t = clock.strike()?;
             clock.rec.lost_s += offset_s;
             t = clock.recover(job, t)?;
@@ -313,13 +316,8 @@ pub fn play_periodic<S: FailureStream>(
         let end_s = compute_end_s + last_write_s;
         if f >= end_s {
             committed += full_left;
-            clock.rec.checkpoints += full_left;
-            if job.final_checkpoint == FinalCheckpoint::Written {
-                clock.rec.checkpoints += 1;
-            }
-            debug_assert_eq!(committed + 1, layout.count);
-            clock.rec.wall_s = end_s;
-            return Ok(clock.rec);
+            ended_at_s = Some(end_s);
+            break;
         }
         if f >= compute_end_s {
             if !write_can_fail {
@@ -330,7 +328,6 @@ pub fn play_periodic<S: FailureStream>(
             clock.rec.failures_during_checkpoint += 1;
         }
         committed += full_left;
-        clock.rec.checkpoints += full_left;
         t = clock.strike()?;
         clock.rec.lost_s += f - last_start_s;
         t = clock.recover(job, t)?;
@@ -338,7 +335,19 @@ pub fn play_periodic<S: FailureStream>(
             break;
         }
     }
-    clock.rec.wall_s = t;
+    // Every committed chunk wrote a checkpoint; the last one too when the job completed
+    // with its final write.
+    clock.rec.checkpoints = committed as u64;
+    match ended_at_s {
+        Some(end_s) => {
+            debug_assert_eq!(committed as u64 + 1, layout.count);
+            if job.final_checkpoint == FinalCheckpoint::Written {
+                clock.rec.checkpoints += 1;
+            }
+            clock.rec.wall_s = end_s;
+        }
+        None => clock.rec.wall_s = t,
+    }
     Ok(clock.rec)
 }
 
