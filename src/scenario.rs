@@ -437,93 +437,29 @@ pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
 pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     let spans = SpanMap::new(text, path)?;
     let _: RawScenario = toml::from_str(text).map_err(|e| spans.error_at(e.span(), e.message()))?;
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
-    let sweep = table.remove("sweep");
-
-    let mut set_origins: HashMap<String, Origin> = HashMap::new();
-    for arg in sets {
-        let origin = Origin::Set(arg.clone());
-        let (key, value) = parse_set(arg)?;
-        if key == "sweep" || key.starts_with("sweep.") {
-            return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
-        }
-        set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
-        deserialize(&table).map_err(|e| scenario_error(origin.clone(), &key, e.message()))?;
-        set_origins.insert(key, origin);
-    }
-
-    let mut axes = vec![];
-    let mut axis_values: Vec<Vec<toml::Value>> = vec![];
-    if let Some(sweep) = sweep {
-        let toml::Value::Table(sweep) = sweep else {
-            return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
-        };
-        for (key, values) in sweep {
-            // A `--set` of a swept key fixes it: the user asked for that one value.
-            if set_origins.contains_key(&key) {
-                continue;
-            }
-            let at = ["sweep", key.as_str()];
-            let toml::Value::Array(values) = values else {
-                return Err(spans.key_error(
-                    &at,
-                    &key,
-                    "a sweep entry must be an array of values, for example [\"20 s\", \"2 min\"]",
-                ));
-            };
-            if values.is_empty() {
-                return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
-            }
-            let top = key.split('.').next().unwrap_or_default();
-            if !matches!(top, "job" | "failures" | "policy") {
-                return Err(spans.key_error(&at, &key, "only job.*, failures.* and policy.* keys can be swept"));
-            }
-            for (i, v) in values.iter().enumerate() {
-                let mut t = table.clone();
-                let element = [at[0], at[1], &i.to_string()];
-                set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
-                deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
-            }
-            axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
-            axis_values.push(values);
-        }
-    }
-
-    let base = deserialize(&table).map_err(|e| spans.error_at(None, e.message()))?;
-    let origin_of = |key: &str, combo: &[usize]| -> Origin {
-        if let Some(a) = axes.iter().position(|a| a.key == key) {
-            return spans.origin(&["sweep", key, &combo[a].to_string()]);
-        }
-        if let Some(o) = set_origins.get(key) {
-            return o.clone();
-        }
-        spans.origin(&key.split('.').collect::<Vec<_>>())
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
+    let sweepable = |key: &str| match key.split('.').next().unwrap_or_default() {
+        "job" | "failures" | "policy" => Ok(()),
+        _ => Err("only job.*, failures.* and policy.* keys can be swept"),
     };
-    let run = resolve_run(&base.run).map_err(|f| scenario_error(origin_of(&f.key, &[]), &f.key, &f.message))?;
+    let sweep = Sweep::new(table, &spans, sets, &sweepable, &deserialize)?;
+    let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
+    let fail =
+        |f: FieldError, combo: &[usize]| scenario_error(sweep.origin_of(&spans, &f.key, combo), &f.key, &f.message);
+    let run = resolve_run(&base.run).map_err(|f| fail(f, &[]))?;
 
     let context = Context {
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         logs: std::cell::RefCell::new(HashMap::new()),
     };
     let mut points = vec![];
-    let count: usize = axis_values.iter().map(Vec::len).product();
-    for index in 0..count {
-        let mut combo = vec![0; axis_values.len()];
-        let mut rest = index;
-        for a in (0..axis_values.len()).rev() {
-            combo[a] = rest % axis_values[a].len();
-            rest /= axis_values[a].len();
-        }
-        let mut t = table.clone();
-        for (a, &i) in combo.iter().enumerate() {
-            set_path(&mut t, &axes[a].key, axis_values[a][i].clone()).expect("checked above");
-        }
+    for index in 0..sweep.count() {
+        let (combo, t) = sweep.point(index);
         let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
-        let labels = combo.iter().enumerate().map(|(a, &i)| axes[a].values[i].clone()).collect();
-        let point = resolve_point(index, labels, &raw, &context)
-            .map_err(|f| scenario_error(origin_of(&f.key, &combo), &f.key, &f.message))?;
+        let point = resolve_point(index, sweep.labels(&combo), &raw, &context).map_err(|f| fail(f, &combo))?;
         points.push(point);
     }
+    let axes = sweep.axes.clone();
 
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
@@ -538,6 +474,122 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
         axes,
         points,
     })
+}
+
+/// A scenario's table with its `--set` overrides applied and its `[sweep]` axes checked,
+/// one value at a time: the machinery that every kind of scenario file shares (runs here,
+/// efficiency studies in [`crate::efficiency`]).
+pub(crate) struct Sweep {
+    /// The table without `[sweep]`, the `--set` overrides applied.
+    pub table: toml::Table,
+    /// The axes, in file order (a `--set` of a swept key drops its axis).
+    pub axes: Vec<SweepAxis>,
+    /// Each axis' values.
+    pub values: Vec<Vec<toml::Value>>,
+    /// The `--set` argument behind each overridden key (the last one wins).
+    sets: Vec<(String, Origin)>,
+}
+
+impl Sweep {
+    /// Applies `sets` to `table` and checks `[sweep]`: every key must pass `sweepable`
+    /// (else its message is the error) and every value must deserialise with `deserialize`.
+    pub(crate) fn new<R>(
+        mut table: toml::Table,
+        spans: &SpanMap,
+        sets: &[String],
+        sweepable: &dyn Fn(&str) -> std::result::Result<(), &'static str>,
+        deserialize: &dyn Fn(&toml::Table) -> std::result::Result<R, toml::de::Error>,
+    ) -> Result<Sweep> {
+        let sweep = table.remove("sweep");
+        let mut set_keys: Vec<(String, Origin)> = vec![];
+        for arg in sets {
+            let origin = Origin::Set(arg.clone());
+            let (key, value) = parse_set(arg)?;
+            if key == "sweep" || key.starts_with("sweep.") {
+                return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
+            }
+            set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
+            deserialize(&table).map_err(|e| scenario_error(origin.clone(), &key, e.message()))?;
+            set_keys.retain(|(k, _)| *k != key);
+            set_keys.push((key, origin));
+        }
+        let mut axes = vec![];
+        let mut values_of = vec![];
+        if let Some(sweep) = sweep {
+            let toml::Value::Table(sweep) = sweep else {
+                return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
+            };
+            for (key, values) in sweep {
+                // A `--set` of a swept key fixes it: the user asked for that one value.
+                if set_keys.iter().any(|(k, _)| *k == key) {
+                    continue;
+                }
+                let at = ["sweep", key.as_str()];
+                let toml::Value::Array(values) = values else {
+                    return Err(spans.key_error(
+                        &at,
+                        &key,
+                        "a sweep entry must be an array of values, for example [\"20 s\", \"2 min\"] or [0.5, 1, 2]",
+                    ));
+                };
+                if values.is_empty() {
+                    return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
+                }
+                sweepable(&key).map_err(|m| spans.key_error(&at, &key, m))?;
+                for (i, v) in values.iter().enumerate() {
+                    let mut t = table.clone();
+                    let element = [at[0], at[1], &i.to_string()];
+                    set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
+                    deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
+                }
+                axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
+                values_of.push(values);
+            }
+        }
+        Ok(Sweep { table, axes, values: values_of, sets: set_keys })
+    }
+
+    /// The `--set` argument that set `key`, if one did.
+    pub(crate) fn set_origin(&self, key: &str) -> Option<Origin> {
+        self.sets.iter().find(|(k, _)| k == key).map(|(_, o)| o.clone())
+    }
+
+    /// Points of the cartesian product (the last axis varies fastest).
+    pub(crate) fn count(&self) -> usize {
+        self.values.iter().map(Vec::len).product()
+    }
+
+    /// Point `index`: its value index on each axis, and the table with those values set.
+    pub(crate) fn point(&self, index: usize) -> (Vec<usize>, toml::Table) {
+        let mut combo = vec![0; self.values.len()];
+        let mut rest = index;
+        for a in (0..self.values.len()).rev() {
+            combo[a] = rest % self.values[a].len();
+            rest /= self.values[a].len();
+        }
+        let mut t = self.table.clone();
+        for (a, &i) in combo.iter().enumerate() {
+            set_path(&mut t, &self.axes[a].key, self.values[a][i].clone()).expect("checked by Sweep::new");
+        }
+        (combo, t)
+    }
+
+    /// The point's labels: each axis' value as written.
+    pub(crate) fn labels(&self, combo: &[usize]) -> Vec<String> {
+        combo.iter().enumerate().map(|(a, &i)| self.axes[a].values[i].clone()).collect()
+    }
+
+    /// Where `key`'s value came from at the point `combo`: its sweep element, its `--set`,
+    /// or its place in the file.
+    pub(crate) fn origin_of(&self, spans: &SpanMap, key: &str, combo: &[usize]) -> Origin {
+        if let Some(&i) = self.axes.iter().position(|a| a.key == key).and_then(|a| combo.get(a)) {
+            return spans.origin(&["sweep", key, &i.to_string()]);
+        }
+        if let Some(o) = self.set_origin(key) {
+            return o;
+        }
+        spans.origin(&key.split('.').collect::<Vec<_>>())
+    }
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
