@@ -48,8 +48,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Origin, Result};
 use crate::scenario::{
-    DurationS, FieldError, SpanMap, SweepAxis, display_value, duration_at_least, field, parse_duration_s, parse_set,
-    scenario_error, set_path,
+    DurationS, FieldError, SpanMap, Sweep, SweepAxis, duration_at_least, field, parse_duration_s, scenario_error,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -454,78 +453,25 @@ fn sweepable(key: &str) -> bool {
 }
 
 fn build(
-    mut table: toml::Table,
+    table: toml::Table,
     spans: &SpanMap,
     path: &Path,
     base_dir: &Path,
     sets: &[String],
 ) -> Result<EfficiencyScenario> {
-    let sweep = table.remove("sweep");
-    let mut set_keys: Vec<(String, Origin)> = vec![];
-    for arg in sets {
-        let origin = Origin::Set(arg.clone());
-        let (key, value) = parse_set(arg)?;
-        if key == "sweep" || key.starts_with("sweep.") {
-            return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
+    let sweepable = |key: &str| {
+        if sweepable(key) {
+            Ok(())
+        } else {
+            Err("accepted sweep keys: machine.* (failure_rate, bandwidth, storage, ...), policy.cadence, \
+                 policy.factor, schedule.last_segment, schedule.runtime_ratio")
         }
-        set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
-        deserialize(&table).map_err(|e| scenario_error(origin.clone(), &key, e.message()))?;
-        set_keys.retain(|(k, _)| *k != key);
-        set_keys.push((key, origin));
-    }
-    let set_origin = |key: &str| set_keys.iter().find(|(k, _)| k == key).map(|(_, o)| o.clone());
-
-    let mut axes = vec![];
-    let mut axis_values: Vec<Vec<toml::Value>> = vec![];
-    if let Some(sweep) = sweep {
-        let toml::Value::Table(sweep) = sweep else {
-            return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
-        };
-        for (key, values) in sweep {
-            if set_origin(&key).is_some() {
-                continue;
-            }
-            let at = ["sweep", key.as_str()];
-            let toml::Value::Array(values) = values else {
-                return Err(spans.key_error(
-                    &at,
-                    &key,
-                    "a sweep entry must be an array of values, for example [0.25, 0.5, 1, 2, 4]",
-                ));
-            };
-            if values.is_empty() {
-                return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
-            }
-            if !sweepable(&key) {
-                return Err(spans.key_error(
-                    &at,
-                    &key,
-                    "accepted sweep keys: machine.* (failure_rate, bandwidth, storage, ...), policy.cadence, \
-                     policy.factor, schedule.last_segment, schedule.runtime_ratio",
-                ));
-            }
-            for (i, v) in values.iter().enumerate() {
-                let mut t = table.clone();
-                let element = [at[0], at[1], &i.to_string()];
-                set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
-                deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
-            }
-            axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
-            axis_values.push(values);
-        }
-    }
-
-    let base = deserialize(&table).map_err(|e| spans.error_at(None, e.message()))?;
-    let origin_of = |key: &str, combo: &[usize]| -> Origin {
-        if let Some(&i) = axes.iter().position(|a| a.key == key).and_then(|a| combo.get(a)) {
-            return spans.origin(&["sweep", key, &i.to_string()]);
-        }
-        if let Some(o) = set_origin(key) {
-            return o;
-        }
-        spans.origin(&key.split('.').collect::<Vec<_>>())
     };
-    let fail = |f: FieldError, combo: &[usize]| scenario_error(origin_of(&f.key, combo), &f.key, &f.message);
+    let sweep = Sweep::new(table, spans, sets, &sweepable, &deserialize)?;
+    let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
+    let set_origin = |key: &str| sweep.set_origin(key);
+    let fail =
+        |f: FieldError, combo: &[usize]| scenario_error(sweep.origin_of(spans, &f.key, combo), &f.key, &f.message);
 
     let replications = match base.run.replications {
         Some(n) if n < 2 => {
@@ -558,21 +504,11 @@ fn build(
     let schedule = read_schedule(&resolved)?;
 
     let mut points = vec![];
-    let count: usize = axis_values.iter().map(Vec::len).product();
     let mut cached_types: Option<(u64, Vec<JobType>)> = None;
-    for index in 0..count {
-        let mut combo = vec![0; axis_values.len()];
-        let mut rest = index;
-        for a in (0..axis_values.len()).rev() {
-            combo[a] = rest % axis_values[a].len();
-            rest /= axis_values[a].len();
-        }
-        let mut t = table.clone();
-        for (a, &i) in combo.iter().enumerate() {
-            set_path(&mut t, &axes[a].key, axis_values[a][i].clone()).expect("checked above");
-        }
+    for index in 0..sweep.count() {
+        let (combo, t) = sweep.point(index);
         let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
-        let labels = combo.iter().enumerate().map(|(a, &i)| axes[a].values[i].clone()).collect();
+        let labels = sweep.labels(&combo);
         let point = resolve_point(index, labels, &raw, &schedule).map_err(|f| fail(f, &combo))?;
         let types = job_types(&mut cached_types, &schedule, point.runtime_ratio);
         check_point(&point, types).map_err(|f| fail(f, &combo))?;
@@ -590,7 +526,7 @@ fn build(
         schedule,
         replications,
         seed,
-        axes,
+        axes: sweep.axes.clone(),
         points,
     })
 }
