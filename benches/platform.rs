@@ -54,6 +54,9 @@ use ckptsim::failure::{FailureModel, Law, NodeClass, Sampler, Start};
 use ckptsim::policy::ChunkLayout;
 use ckptsim::runner;
 
+mod common;
+use common::{env_or, max, median, min, si};
+
 /// The master seed.
 const SEED: u64 = 42;
 /// Job MTBF of the benchmark point, 3.1 h (s).
@@ -373,34 +376,4 @@ fn duration(secs: f64) -> String {
     let (scale, unit) =
         [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs")].into_iter().find(|&(s, _)| secs >= s).unwrap_or((1e-9, "ns"));
     format!("{} {unit}", short(secs / scale))
-}
-
-fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
-}
-
-fn min(xs: &[f64]) -> f64 {
-    xs.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-fn max(xs: &[f64]) -> f64 {
-    xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-}
-
-/// `x` with an SI prefix and three significant digits: `4.21 M`.
-fn si(x: f64) -> String {
-    let (scale, prefix) =
-        [(1e9, " G"), (1e6, " M"), (1e3, " k")].into_iter().find(|&(s, _)| x >= s).unwrap_or((1.0, ""));
-    format!("{}{prefix}", short(x / scale))
-}
-
-/// The environment variable `name` parsed, or `default` when it is unset.
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    match std::env::var(name) {
-        Ok(text) => text.trim().parse().unwrap_or_else(|_| panic!("{name}={text:?} is not a valid value")),
-        Err(_) => default,
-    }
 }
