@@ -350,6 +350,9 @@ pub struct RandomEvents {
 const DOMAIN_TAG: u64 = 0x646f_6d00; // "dom"
 const RANDOM_TAG: u64 = 0x726e_6400; // "rnd"
 const BURST_TAG: u64 = 0x6272_7300; // "brs"
+/// Work budget of the exact touched-rack distribution of a random placement (steps).
+const EXACT_PLACEMENT_STEPS: f64 = 2e8;
+
 /// Sub-stream of random placements: common to every sweep point of a replication.
 pub const PLACEMENT_STREAM: u64 = 0x706c_6163; // "plac"
 
@@ -429,6 +432,12 @@ impl Failures {
         if self.domains.iter().any(|d| !matches!(d.level, Level::Rack | Level::System)) {
             return None;
         }
+        // The exact recursion costs racks² · nodes · nodes-per-rack steps: beyond a budget
+        // there is no exact model (the MTBF is then estimated by sampling placements).
+        let steps = (topo.racks as f64).powi(2) * (self.job_nodes as f64 + 1.0) * (topo.nodes_per_rack as f64 + 1.0);
+        if steps > EXACT_PLACEMENT_STEPS {
+            return None;
+        }
         let pmf = topology::touched_racks_pmf(topo.racks, topo.nodes_per_rack, self.job_nodes);
         Some(
             pmf.into_iter()
@@ -447,7 +456,8 @@ impl Failures {
                 // Mean touched racks and higher domains by sampling placements (seeded).
                 let topo = self.topology.as_ref().expect("random placement has a topology");
                 let mut rng = <Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0x6d74_6266);
-                let samples = 10_000;
+                // About 10⁷ node draws in all, at least 100 placements.
+                let samples = (1e7 / self.job_nodes.max(1) as f64).clamp(100.0, 10_000.0) as u64;
                 let total: f64 = (0..samples)
                     .map(|_| self.rate_per_s(&topology::touched(topo, self.job_nodes, self.placement, &mut rng)))
                     .sum();
