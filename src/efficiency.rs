@@ -48,7 +48,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Origin, Result};
 use crate::scenario::{
-    DurationS, FieldError, SpanMap, Sweep, SweepAxis, duration_at_least, field, parse_duration_s, scenario_error,
+    DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, parse_duration_s,
+    parse_quantity, scenario_error,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -86,23 +87,14 @@ pub const MOST_JOBS_FAIL: f64 = 0.99;
 /// Parses a size with a unit (`"200 GB"`, `"1.5 TiB"`, `"512MiB"`) into bytes. The number
 /// must be finite; its sign is checked by the caller. A bare number is an error.
 pub fn parse_bytes(text: &str) -> std::result::Result<f64, String> {
-    let trimmed = text.trim();
-    let unit_len = trimmed.chars().rev().take_while(|c| c.is_ascii_alphabetic()).count();
-    let (number, unit) = trimmed.split_at(trimmed.len() - unit_len);
-    let number = number.trim_end();
-    if unit.is_empty() {
-        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} GB\" ({SIZE_HINT})"));
-    }
-    let Some(&(_, scale)) = SIZE_UNITS.iter().find(|(u, _)| *u == unit) else {
-        return Err(format!("\"{text}\": unknown size unit `{unit}` ({SIZE_HINT}; sizes are in bytes, not bits)"));
+    let size = Quantity {
+        units: &SIZE_UNITS,
+        hint: &format!("{SIZE_HINT}; sizes are in bytes, not bits"),
+        suggest: "GB",
+        examples: "\"200 GB\", \"1.5 TiB\"",
+        name: "size",
     };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("\"{text}\": `{number}` is not a number (write for example \"200 GB\", \"1.5 TiB\")"))?;
-    if !value.is_finite() {
-        return Err(format!("\"{text}\" is not a finite size"));
-    }
-    Ok(value * scale)
+    parse_quantity(text, &size)
 }
 
 /// Parses a bandwidth, a size per unit of time (`"6 TB/s"`, `"500 GB / s"`, `"20 TiB/h"`),

@@ -28,27 +28,57 @@ pub const DEFAULT_REPLICATIONS: u64 = 1000;
 
 const UNITS_HINT: &str = "units: ms, s, min, h, d, y";
 
-/// Parses a duration with a unit (`"120 s"`, `"2e5 s"`, `"3.1h"`, `"27 min"`) into seconds.
-/// The number must be finite; its sign is checked by the caller, who knows the range.
-pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
+/// A kind of quantity written as a number and a unit: its units (with their scale), the
+/// hint listing them, an example and its name in messages.
+pub(crate) struct Quantity<'a> {
+    /// Accepted units and their length in the base unit.
+    pub units: &'a [(&'a str, f64)],
+    /// The units, listed for messages.
+    pub hint: &'a str,
+    /// The unit a bare number should be given ("s", "GB").
+    pub suggest: &'a str,
+    /// Examples for a malformed number.
+    pub examples: &'a str,
+    /// The quantity's name ("duration", "size").
+    pub name: &'a str,
+}
+
+/// Durations: `ms`, `s`, `min`, `h`, `d`, `y`.
+const DURATION: Quantity<'static> = Quantity {
+    units: &DURATION_UNITS,
+    hint: UNITS_HINT,
+    suggest: "s",
+    examples: "\"120 s\", \"2e5 s\", \"3.1 h\"",
+    name: "duration",
+};
+
+/// Parses `"<number> <unit>"` into the base unit of `q`: the number must parse, the unit be
+/// one of `q`'s, and the scaled value be finite (the sign is the caller's to check).
+pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f64, String> {
     let trimmed = text.trim();
     let unit_len = trimmed.chars().rev().take_while(|c| c.is_ascii_alphabetic()).count();
     let (number, unit) = trimmed.split_at(trimmed.len() - unit_len);
     let number = number.trim_end();
     if unit.is_empty() {
-        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} s\" ({UNITS_HINT})"));
+        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} {}\" ({})", q.suggest, q.hint));
     }
-    let Some(&(_, scale)) = DURATION_UNITS.iter().find(|(u, _)| *u == unit) else {
-        return Err(format!("\"{text}\": unknown unit `{unit}` ({UNITS_HINT})"));
+    let Some(&(_, scale)) = q.units.iter().find(|(u, _)| *u == unit) else {
+        return Err(format!("\"{text}\": unknown unit `{unit}` ({})", q.hint));
     };
-    let value: f64 = number.parse().map_err(|_| {
-        format!("\"{text}\": `{number}` is not a number (write for example \"120 s\", \"2e5 s\", \"3.1 h\")")
-    })?;
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("\"{text}\": `{number}` is not a number (write for example {})", q.examples))?;
     // Checked after the unit: "1e308 y" overflows to infinity.
     if !(value * scale).is_finite() {
-        return Err(format!("\"{text}\" is not a finite duration"));
+        return Err(format!("\"{text}\" is not a finite {}", q.name));
     }
     Ok(value * scale)
+}
+
+/// Parses a duration with a unit (`"120 s"`, `"2e5 s"`, `"3.1h"`, `"27 min"`) into seconds.
+/// The number must be finite; its sign is checked by the caller, who knows the range.
+pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
+    parse_quantity(text, &DURATION)
 }
 
 /// A duration as written in a scenario: a string with a unit. A bare number is an error.

@@ -350,7 +350,7 @@ fn bare_numbers_and_units() {
     rejects(
         &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "200 Gb""#),
         &[],
-        &["bad.toml:9:20", "unknown size unit `Gb`"],
+        &["bad.toml:9:20", "unknown unit `Gb`"],
     );
     rejects(
         &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "6 TB""#),
