@@ -17,6 +17,9 @@
 //!   `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
 //! - `play + Periodic @ T`: the per-segment path on the same replications;
 //! - `play_periodic @ T/8`: the fast path with eight times as many checkpoints;
+//! - `draws alone`: the fast path's replications without the engine: each builds its stream
+//!   and pulls exactly the failures the fast path pulled from it. It is the floor under any
+//!   engine on these streams, printed as bounds on measurements 2 and 3;
 //! - `runner::run_range`: the whole runner over the scenario's 15 points, in a 1-thread pool.
 //!
 //! The machine may be shared and noisy, so no absolute time is a result: the variants are
@@ -47,7 +50,7 @@ use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
 use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
-use ckptsim::failure::{FailureModel, Stream};
+use ckptsim::failure::{FailureModel, FailureStream, Stream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner;
 use ckptsim::scenario::{self, Scenario};
@@ -122,14 +125,22 @@ fn replicate(law: &FailureModel, rep: u64, play: &impl Fn(&mut Stream) -> Result
     play(&mut stream).expect("the benchmark point finishes")
 }
 
-/// The fast path at `interval_s`; like the runner, it lays out the chunks in every replication.
+/// The fast path at `interval_s`, as the runner calls it (it lays out the chunks in every
+/// replication, and dispatches on the stream's kind once).
 fn fast(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
-    move |s| engine::play_periodic(job, &ChunkLayout::new(job.work_s, interval_s), s, Limits::default())
+    move |s| engine::play_periodic_on(job, &ChunkLayout::new(job.work_s, interval_s), s, Limits::default())
 }
 
-/// The per-segment path at `interval_s`.
+/// The per-segment path at `interval_s`, dispatched on the stream's kind like the fast path
+/// so that both run on the same monomorphic stream.
 fn per_segment(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
-    move |s| engine::play(job, &Periodic::new(job.work_s, interval_s), s, Limits::default())
+    move |s| {
+        let policy = Periodic::new(job.work_s, interval_s);
+        match s {
+            Stream::Exponential(e) => engine::play(job, &policy, e, Limits::default()),
+            other => engine::play(job, &policy, other, Limits::default()),
+        }
+    }
 }
 
 /// How closely the fast path's records match the per-segment path's.
@@ -189,6 +200,33 @@ fn play_reps(
         }
     }
     Work { units: passes * (reps.end - reps.start), failures }
+}
+
+/// The fast path's replications `reps` without the engine, `passes` times over: each one
+/// builds its stream as the runner does and pulls as many failures as the fast path pulled
+/// (`pulls`: pulled and striking, per replication). No engine can do less on these streams,
+/// so this bounds what any fast path could reach in measurements 2 and 3.
+fn draws_alone(law: &FailureModel, reps: Range<u64>, pulls: &[(u32, u32)], passes: u64) -> Work {
+    let mut failures = 0;
+    let mut sum_s = 0.0_f64;
+    for _ in 0..passes {
+        for (rep, &(pulled, struck)) in reps.clone().zip(pulls) {
+            // Dispatched on the stream's kind once, like the engine (`play_periodic_on`).
+            sum_s += match law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM), 0.0) {
+                Stream::Exponential(mut e) => pull(&mut e, pulled),
+                mut other => pull(&mut other, pulled),
+            };
+            failures += u64::from(struck);
+        }
+    }
+    black_box(sum_s);
+    Work { units: passes * (reps.end - reps.start), failures }
+}
+
+/// The sum of the next `n` failure times of `stream` (s).
+#[inline]
+fn pull(stream: &mut impl FailureStream, n: u32) -> f64 {
+    (0..n).map(|_| stream.next_failure().time_s).sum()
 }
 
 /// Sums `draws` Exp1 samples from a generator seeded by `seed`.
@@ -299,9 +337,15 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     // Sanity, untimed, on every replication measured: the two paths agree, and the loop is
     // exactly the runner's.
     let mut agreement = Agreement::default();
+    // Per replication measured: how many failures the fast path pulls from its stream, and
+    // how many strike the job (for the draws-alone variant).
+    let mut pulls: Vec<(u32, u32)> = Vec::with_capacity(rounds * block as usize);
     for round in 0..rounds as u64 {
         for rep in block_of(round) {
             let record = replicate(law, rep, &fast_young);
+            // The first pending failure, and one more for each failure consumed.
+            let pulled = 1 + record.failures + record.ignored_failures;
+            pulls.push((pulled.try_into().expect("few failures"), record.failures.try_into().expect("few failures")));
             agreement.check(rep, &record, &replicate(law, rep, &slow_young));
             if round == 0 {
                 assert_eq!(Ok(record), runner::replicate(scenario_point, SEED, rep), "replication {rep}");
@@ -318,6 +362,11 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Variant::new("play_periodic @ T/8", "reps", |round, passes| {
             play_reps(law, block_of(round), passes, &fast_eighth)
         }),
+        Variant::new("draws alone (no engine)", "reps", |round, passes| {
+            // The calibration round has no recorded counts: it borrows round 0's.
+            let round = if round == CALIBRATION_ROUND { 0 } else { round };
+            draws_alone(law, block_of(round), &pulls[(round * block) as usize..][..block as usize], passes)
+        }),
         Variant::new("runner::run_range, 15 points", "reps", |round, reps| {
             let start = (round + 1) << 32;
             let summaries = runner::run_range(scenario, SEED, start..start + reps, &|_| {}).expect("the runner runs");
@@ -333,7 +382,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         }
     }
 
-    let [exp1, fast_t, slow_t, fast_t8, run] = &variants;
+    let [exp1, fast_t, slow_t, fast_t8, alone, run] = &variants;
     let layout = ChunkLayout::new(job.work_s, young_s);
     println!();
     println!(
@@ -405,6 +454,21 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Target::AtMost(1.5),
     );
     info("   failures / replication @ T/8", &format!("{:.3}", fast_t8.failures_per_unit()));
+    ratio(
+        "   bound on 2 for any engine: draws alone, per failure",
+        (&exp1.unit_rates(), &alone.failure_rates()),
+        Target::Info,
+    );
+    ratio(
+        "   bound on 3 for any engine: draws alone ÷ play + Periodic",
+        (&alone.unit_rates(), &slow_t.unit_rates()),
+        Target::Info,
+    );
+    ratio(
+        "   engine share: play_periodic @ T ÷ draws alone (time)",
+        (&alone.unit_rates(), &fast_t.unit_rates()),
+        Target::Info,
+    );
     let run_rate = median(&run.unit_rates());
     info("5  runner replications / s, 15 points, 1 thread", &si(run_rate));
     info("   runner point-replications / s", &si(run_rate * scenario.points.len() as f64));

@@ -56,7 +56,7 @@ pub struct Job {
     pub on_failure: OnFailure,
 }
 
-use crate::failure::FailureStream;
+use crate::failure::{FailureStream, Stream};
 use crate::policy::{ChunkLayout, Policy, Progress};
 
 /// What happened in one replication: the wall time and the events behind it.
@@ -265,31 +265,43 @@ pub fn play<P: Policy, S: FailureStream>(
 /// (DESIGN.md, "failure-driven engine"). Gives the same counters as [`play`] with
 /// [`Periodic`](crate::policy::Periodic) on the same stream, and the same wall time up to
 /// rounding: it multiplies where [`play`] adds chunk after chunk.
+///
+/// Every failure is pulled from one place in the loop and the state lives in locals, not in
+/// a struct behind a reference: the compiler then keeps it in registers, which is most of
+/// this path's speed (benches/engine.rs).
 pub fn play_periodic<S: FailureStream>(
     job: &Job,
     layout: &ChunkLayout,
     stream: &mut S,
     limits: Limits,
 ) -> Result<Record, EngineError> {
-    let mut clock = Clock::new(stream, limits);
-    let full_s = layout.full_s;
+    let (full_s, last_s) = (layout.full_s, layout.last_s);
     let period_s = full_s + job.checkpoint_s;
     let last_write_s = match job.final_checkpoint {
         FinalCheckpoint::Written => job.checkpoint_s,
         FinalCheckpoint::Skipped => 0.0,
     };
     let write_can_fail = job.checkpoint_exposure == Exposure::CanFail;
+    let restart_can_fail = job.restart_exposure == Exposure::CanFail;
+    let (downtime_s, restart_s) = (job.downtime_s, job.restart_s);
+    let max_failures = limits.max_failures;
+    let too_many = |at_s: f64| EngineError::TooManyFailures { limit: max_failures, wall_s: at_s };
     // Chunk counts as i64: signed conversions to and from f64 are one instruction each on
     // x86-64, unsigned ones several (chunk counts never approach 2⁶³).
     let full_chunks = layout.full_chunks() as i64;
+    let mut rec = Record::default();
+    // The pending failure: the next one not yet consumed (s).
+    let mut f = stream.next_failure().time_s;
+    // When the job (re)started computing from its last checkpoint, and the full chunks
+    // committed (checkpointed) so far.
     let mut t = 0.0_f64;
     let mut committed = 0_i64;
-    let mut ended_at_s = None;
+    let mut completed = false;
     loop {
         let full_left = full_chunks - committed;
         // Without full chunks the period may be infinite (no checkpoint before the end).
         let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
-        let f = clock.next_s;
+        let lost_s;
         if f < last_start_s {
             // The failure falls in one of the full chunks still to run.
             // (f − t)/P ≥ 0, so the cast truncates like floor (and saturates, never wraps).
@@ -297,58 +309,94 @@ pub fn play_periodic<S: FailureStream>(
             let offset_s = f - t - j as f64 * period_s;
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
-                clock.rec.ignored_failures += 1;
-                clock.advance();
+                rec.ignored_failures += 1;
+                f = stream.next_failure().time_s;
                 continue;
             }
             // Counted without a branch: at short intervals writes take many failures.
-            clock.rec.failures_during_checkpoint += in_write as u64;
+            rec.failures_during_checkpoint += in_write as u64;
             committed += j;
-            t = clock.strike()?;
-            clock.rec.lost_s += offset_s;
-            t = clock.recover(job, t)?;
-            if job.on_failure == OnFailure::EndJob {
+            lost_s = offset_s;
+        } else {
+            let compute_end_s = last_start_s + last_s;
+            let end_s = compute_end_s + last_write_s;
+            if f >= end_s {
+                committed += full_left;
+                t = end_s;
+                completed = true;
                 break;
             }
-            continue;
-        }
-        let compute_end_s = last_start_s + layout.last_s;
-        let end_s = compute_end_s + last_write_s;
-        if f >= end_s {
+            if f >= compute_end_s {
+                if !write_can_fail {
+                    rec.ignored_failures += 1;
+                    f = stream.next_failure().time_s;
+                    continue;
+                }
+                rec.failures_during_checkpoint += 1;
+            }
             committed += full_left;
-            ended_at_s = Some(end_s);
-            break;
+            lost_s = f - last_start_s;
         }
-        if f >= compute_end_s {
-            if !write_can_fail {
-                clock.rec.ignored_failures += 1;
-                clock.advance();
+        // The failure at f strikes the job.
+        rec.failures += 1;
+        if rec.failures > max_failures {
+            return Err(too_many(f));
+        }
+        rec.lost_s += lost_s;
+        // Recovery: downtime (failures ignored), then restart attempts until one completes.
+        let struck_s = f;
+        let mut restart_at_s = f + downtime_s;
+        let mut done_s = restart_at_s + restart_s;
+        loop {
+            f = stream.next_failure().time_s;
+            if f >= done_s {
+                break;
+            }
+            if f < restart_at_s || !restart_can_fail {
+                rec.ignored_failures += 1;
                 continue;
             }
-            clock.rec.failures_during_checkpoint += 1;
+            rec.failed_restarts += 1;
+            rec.failures += 1;
+            if rec.failures > max_failures {
+                return Err(too_many(f));
+            }
+            restart_at_s = f + downtime_s;
+            done_s = restart_at_s + restart_s;
         }
-        committed += full_left;
-        t = clock.strike()?;
-        clock.rec.lost_s += f - last_start_s;
-        t = clock.recover(job, t)?;
+        rec.restarts += 1;
+        rec.recovery_s += done_s - struck_s;
+        t = done_s;
         if job.on_failure == OnFailure::EndJob {
             break;
         }
     }
     // Every committed chunk wrote a checkpoint; the last one too when the job completed
     // with its final write.
-    clock.rec.checkpoints = committed as u64;
-    match ended_at_s {
-        Some(end_s) => {
-            debug_assert_eq!(committed as u64 + 1, layout.count);
-            if job.final_checkpoint == FinalCheckpoint::Written {
-                clock.rec.checkpoints += 1;
-            }
-            clock.rec.wall_s = end_s;
+    rec.checkpoints = committed as u64;
+    if completed {
+        debug_assert_eq!(committed as u64 + 1, layout.count);
+        if job.final_checkpoint == FinalCheckpoint::Written {
+            rec.checkpoints += 1;
         }
-        None => clock.rec.wall_s = t,
     }
-    Ok(clock.rec)
+    rec.wall_s = t;
+    Ok(rec)
+}
+
+/// [`play_periodic`] on any [`Stream`], dispatched once per replication: the commonest
+/// stream (Poisson failures) gets a loop of its own with the draw inlined, the others share
+/// one that calls through the enum. The result is that of [`play_periodic`] on the stream.
+pub fn play_periodic_on(
+    job: &Job,
+    layout: &ChunkLayout,
+    stream: &mut Stream,
+    limits: Limits,
+) -> Result<Record, EngineError> {
+    match stream {
+        Stream::Exponential(s) => play_periodic(job, layout, s, limits),
+        other => play_periodic(job, layout, other, limits),
+    }
 }
 
 #[cfg(test)]

@@ -210,26 +210,79 @@ impl FailureStream for Stream {
 ///
 /// Drawing unit-rate times and scaling by M keeps common random numbers even across
 /// sweep points that change the MTBF.
+///
+/// The times are drawn a few at a time, in a loop of their own, into a small buffer the
+/// engine then reads: its loop carries no generator state, which makes it faster (measured
+/// by `cargo bench --bench engine`). Batches hold
+/// [`ExponentialStream::AHEAD`] times; a stream for jobs that rarely fail can start with a
+/// smaller one ([`ExponentialStream::with_first_batch`]) so that it does not draw eight times
+/// to use one. Batching does not change the times: they come from the same generator in the
+/// same order.
 #[derive(Debug, Clone)]
 pub struct ExponentialStream {
     mtbf_s: f64,
+    /// Failure times drawn ahead (s); `ahead_s[next..drawn]` are still to come.
+    ahead_s: [f64; ExponentialStream::AHEAD],
+    next: usize,
+    drawn: usize,
+    /// Size of the first batch, 1..=AHEAD.
+    first_batch: usize,
+    /// Time of the last failure drawn (s).
     now_s: f64,
     rng: Pcg64Mcg,
 }
 
 impl ExponentialStream {
+    /// The largest batch of times drawn ahead.
+    pub const AHEAD: usize = 8;
+
     /// A stream with mean time between failures `mtbf_s` (s), starting at time 0.
     pub fn new(mtbf_s: f64, rng: Pcg64Mcg) -> Self {
-        ExponentialStream { mtbf_s, now_s: 0.0, rng }
+        Self::with_first_batch(mtbf_s, rng, Self::AHEAD)
+    }
+
+    /// The same stream, drawing `first_batch` times (clamped to 1..=[`Self::AHEAD`]) at its
+    /// start and [`Self::AHEAD`] at a time after that: for jobs expected to see about
+    /// `first_batch` failures or fewer.
+    pub fn with_first_batch(mtbf_s: f64, rng: Pcg64Mcg, first_batch: usize) -> Self {
+        let first_batch = first_batch.clamp(1, Self::AHEAD);
+        ExponentialStream { mtbf_s, ahead_s: [0.0; Self::AHEAD], next: 0, drawn: 0, first_batch, now_s: 0.0, rng }
+    }
+
+    /// Draws the next batch of times.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let batch = if self.drawn == 0 { self.first_batch } else { Self::AHEAD };
+        // Gaps first, then their running sum: the generator and the sum then stay in
+        // registers (the draw's rare slow branch calls libm, which would spill a sum kept
+        // across it); the times are the same as those of one loop.
+        let mut rng = self.rng.clone();
+        let ahead = &mut self.ahead_s[..batch];
+        for slot in ahead.iter_mut() {
+            *slot = Exp1.sample(&mut rng);
+        }
+        self.rng = rng;
+        let mut now_s = self.now_s;
+        for slot in ahead.iter_mut() {
+            now_s += *slot * self.mtbf_s;
+            *slot = now_s;
+        }
+        self.now_s = now_s;
+        self.drawn = batch;
+        self.next = 0;
     }
 }
 
 impl FailureStream for ExponentialStream {
     #[inline]
     fn next_failure(&mut self) -> Failure {
-        let gap: f64 = Exp1.sample(&mut self.rng);
-        self.now_s += gap * self.mtbf_s;
-        Failure { time_s: self.now_s, scope: FailureScope::Job }
+        if self.next >= self.drawn {
+            self.refill();
+        }
+        let time_s = self.ahead_s[self.next];
+        self.next += 1;
+        Failure { time_s, scope: FailureScope::Job }
     }
 }
 

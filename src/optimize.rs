@@ -105,7 +105,7 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
             .into_par_iter()
             .map(|rep| {
                 let mut stream = point.failures.stream(seed, rep, point.job.downtime_s);
-                crate::engine::play_periodic(&point.job, &layout, &mut stream, Limits::default())
+                crate::engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default())
                     .map(|r| r.wall_s / point.job.work_s - 1.0)
                     .map_err(|source| Error::Engine { point: point.index, source })
             })

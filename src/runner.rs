@@ -53,7 +53,7 @@ pub fn stream_rng(seed: u64, rep: u64, tag: u64) -> Pcg64Mcg {
 pub fn replicate(point: &Point, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
     let mut stream = point.failures.stream(seed, rep, point.job.downtime_s);
     let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    let record = engine::play_periodic(&point.job, &layout, &mut stream, Limits::default())?;
+    let record = engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default())?;
     let (wall_s, work_s) = (record.wall_s, point.job.work_s);
     if !((wall_s * wall_s).is_finite() && (wall_s / work_s - 1.0).powi(2).is_finite()) {
         return Err(engine::EngineError::OutOfRange { wall_s, work_s });

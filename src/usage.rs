@@ -664,7 +664,8 @@ pub fn simulate_schedule(
         let mut t = RepTotals::default();
         for ((job, layout), final_checkpoint, u_chk, count) in &jobs {
             for _ in 0..*count {
-                let mut stream = ExponentialStream::new(mtbf, Pcg64Mcg::seed_from_u64(rng.next_u64()));
+                // Most jobs never fail: one time drawn ahead, not a batch.
+                let mut stream = ExponentialStream::with_first_batch(mtbf, Pcg64Mcg::seed_from_u64(rng.next_u64()), 1);
                 let rec = engine::play_periodic(job, layout, &mut stream, Limits::default())?;
                 let failed = rec.ended_by_failure(job);
                 let non_final = rec.checkpoints - u64::from(!failed && *final_checkpoint);

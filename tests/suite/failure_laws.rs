@@ -245,3 +245,29 @@ fn lemon_classes_set_the_job_mtbf() {
     let expected = 1.0 / (1004.0 / (5.0 * year_s) + 20.0 / year_s);
     assert!((sc.points[0].failures.mtbf_s() - expected).abs() < 1e-6 * expected);
 }
+
+/// The exponential stream draws its times in batches; that must not change them: the same
+/// generator gives the same times as drawing one gap at a time, whatever the first batch.
+#[test]
+fn batched_exponential_stream_gives_the_times_of_one_draw_at_a_time() {
+    use ckptsim::failure::ExponentialStream;
+    use rand_distr::{Distribution, Exp1};
+    const MTBF_S: f64 = 1234.5;
+    const TIMES: usize = 100;
+    for first_batch in [0, 1, 3, ExponentialStream::AHEAD, 100] {
+        for rep in 0..5 {
+            let mut rng = stream_rng(9, rep, 0);
+            let mut now_s = 0.0_f64;
+            let expected: Vec<f64> = (0..TIMES)
+                .map(|_| {
+                    let gap: f64 = Exp1.sample(&mut rng);
+                    now_s += gap * MTBF_S;
+                    now_s
+                })
+                .collect();
+            let mut stream = ExponentialStream::with_first_batch(MTBF_S, stream_rng(9, rep, 0), first_batch);
+            let got: Vec<f64> = (0..TIMES).map(|_| stream.next_failure().time_s).collect();
+            assert_eq!(got, expected, "first batch {first_batch}, replication {rep}");
+        }
+    }
+}
