@@ -732,13 +732,15 @@ pub struct StudyResult {
 
 /// Runs every point of `sc`: closed form, then `reps` replications from `seed` of
 /// [`usage::simulate_schedule`] (parallel in the current rayon pool; the result does not
-/// depend on the thread count). `done(i)` is called after point i.
+/// depend on the thread count). `progress(n)` is called, from any thread, each time another
+/// `n` replications of the current point are done (for progress bars: the total is
+/// `reps` × the number of points).
 ///
 /// # Errors
 ///
 /// [`Error::Usage`] for fewer than 2 replications; [`Error::Engine`] when a simulation cannot
 /// complete (not expected: [`load`] rejects points whose restarts practically never end).
-pub fn run(sc: &EfficiencyScenario, reps: u64, seed: u64, done: &dyn Fn(usize)) -> Result<StudyResult> {
+pub fn run(sc: &EfficiencyScenario, reps: u64, seed: u64, progress: &(dyn Fn(u64) + Sync)) -> Result<StudyResult> {
     if reps < 2 {
         return Err(Error::Usage(format!("{reps} replications: accepted is an integer ≥ 2 (a CI needs two)")));
     }
@@ -748,7 +750,7 @@ pub fn run(sc: &EfficiencyScenario, reps: u64, seed: u64, done: &dyn Fn(usize)) 
         let types = job_types(&mut cached, &sc.schedule, p.runtime_ratio);
         let m = &p.machine;
         let model = usage::efficiency(m, types, p.cadence, p.factor, p.last);
-        let sim = usage::simulate_schedule(m, types, p.cadence, p.factor, p.last, reps, seed)
+        let sim = usage::simulate_schedule_with_progress(m, types, p.cadence, p.factor, p.last, reps, seed, progress)
             .map_err(|source| Error::Engine { point: p.index, source })?;
         let r0 = m.failure_rate_per_node_h;
         let failed_jobs_model: f64 = types
@@ -775,7 +777,6 @@ pub fn run(sc: &EfficiencyScenario, reps: u64, seed: u64, done: &dyn Fn(usize)) 
             ));
         }
         points.push(PointResult { model, sim, failed_jobs_model, jobs, job_types: types.len(), warnings });
-        done(p.index);
     }
     Ok(StudyResult { replications: reps, seed, points })
 }

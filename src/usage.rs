@@ -598,6 +598,7 @@ fn plans(
 fn replicate(
     reps: u64,
     jobs_per_rep: u64,
+    progress: &(dyn Fn(u64) + Sync),
     one: impl Fn(u64) -> Result<RepTotals, EngineError> + Sync,
 ) -> Result<SimulatedEfficiency, EngineError> {
     let block = (JOBS_PER_BLOCK / jobs_per_rep.max(1)).max(1);
@@ -608,9 +609,11 @@ fn replicate(
         .into_par_iter()
         .map(|b| {
             let mut acc = Box::<Accumulator>::default();
-            for rep in b * block..((b + 1) * block).min(reps) {
+            let reps = b * block..((b + 1) * block).min(reps);
+            for rep in reps.clone() {
                 acc.add(&one(rep)?);
             }
+            progress(reps.end - reps.start);
             Ok(acc)
         })
         .try_reduce(Box::<Accumulator>::default, |mut a, b| {
@@ -655,11 +658,31 @@ pub fn simulate_schedule(
     reps: u64,
     seed: u64,
 ) -> Result<SimulatedEfficiency, EngineError> {
+    simulate_schedule_with_progress(machine, types, cadence, factor, last, reps, seed, &|_| {})
+}
+
+/// [`simulate_schedule`], calling `progress(n)` (from any thread) each time another `n`
+/// replications are done: for progress bars. The result is the same.
+///
+/// # Errors
+///
+/// As [`simulate_schedule`].
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_schedule_with_progress(
+    machine: &Machine,
+    types: &[JobType],
+    cadence: Cadence,
+    factor: f64,
+    last: LastSegment,
+    reps: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SimulatedEfficiency, EngineError> {
     let plans = plans(machine, types, cadence, factor, last);
     let jobs: Vec<_> =
         plans.iter().map(|(p, count)| (p.engine_job(), p.final_checkpoint, p.checkpoint_nh, *count)).collect();
     let mtbf = machine.mtbf_nh();
-    replicate(reps, types.iter().map(|t| t.count).sum(), |rep| {
+    replicate(reps, types.iter().map(|t| t.count).sum(), progress, |rep| {
         let mut rng = runner::stream_rng(seed, rep, USAGE_STREAM);
         let mut t = RepTotals::default();
         for ((job, layout), final_checkpoint, u_chk, count) in &jobs {
@@ -705,7 +728,7 @@ pub fn bare_exponential_loop(
     let plans = plans(machine, types, cadence, factor, last);
     let mtbf = machine.mtbf_nh();
     let limit = Limits::default().max_failures;
-    replicate(reps, types.iter().map(|t| t.count).sum(), |rep| {
+    replicate(reps, types.iter().map(|t| t.count).sum(), &|_| {}, |rep| {
         let mut rng = runner::stream_rng(seed, rep, USAGE_STREAM);
         let mut t = RepTotals::default();
         for (plan, count) in &plans {

@@ -103,14 +103,24 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);
         let seed = args.seed.unwrap_or(sc.seed);
-        let bar = ProgressBar::with_draw_target(Some(sc.points.len() as u64), ProgressDrawTarget::stderr());
+        // Replications of every point: the bar moves within a point, not only between them.
+        let total = reps.saturating_mul(sc.points.len() as u64);
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} points, ETA {eta}")
+            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications ({msg}), ETA {eta}")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
         bar.set_prefix(sc.name.clone());
-        let result = pool.install(|| efficiency::run(sc, reps, seed, &|_| bar.inc(1)));
+        let points = sc.points.len() as u64;
+        bar.set_message(format!("point 1 of {points}"));
+        let result = pool.install(|| {
+            efficiency::run(sc, reps, seed, &|n| {
+                bar.inc(n);
+                let point = (bar.position() / reps.max(1) + 1).min(points);
+                bar.set_message(format!("point {point} of {points}"));
+            })
+        });
         bar.finish_and_clear();
         let result = result.with_context(|| format!("running {}", sc.path.display()))?;
         let rep = EfficiencyReport::new(sc, &result);

@@ -322,6 +322,24 @@ fn simulation_is_deterministic_for_any_thread_count() {
 }
 
 #[test]
+fn progress_counts_every_replication_once_and_changes_nothing() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const REPS: u64 = 777;
+    let (m, types) = truncated_mix();
+    let done = AtomicU64::new(0);
+    let calls = AtomicU64::new(0);
+    let with =
+        usage::simulate_schedule_with_progress(&m, &types, Cadence::Optimal, 1.0, LastSegment::Full, REPS, 5, &|n| {
+            done.fetch_add(n, Ordering::Relaxed);
+            calls.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+    assert_eq!(done.into_inner(), REPS);
+    assert!(calls.into_inner() > 1, "progress must move within a point, not only at its end");
+    assert_eq!(with, simulate_schedule(&m, &types, Cadence::Optimal, 1.0, LastSegment::Full, REPS, 5).unwrap());
+}
+
+#[test]
 fn closed_form_identities() {
     let m = Machine::frontier();
     let r0 = m.failure_rate_per_node_h;
