@@ -356,7 +356,8 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             }
             Stop::Replications(total) => {
                 let partial_path = args.out.join(partial::file_name(sc, sharded));
-                let mut progress = if args.resume && partial_path.exists() {
+                let resumed = args.resume && partial_path.exists();
+                let mut progress = if resumed {
                     resume_from(&partial_path, sc, seed, total, shard)?
                 } else {
                     if args.resume {
@@ -387,7 +388,13 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     )
                 });
                 bar.finish_and_clear();
-                let outcome = outcome.with_context(|| format!("running {}", sc.path.display()))?;
+                let outcome = outcome.with_context(|| {
+                    if resumed {
+                        format!("running {} from the progress saved in {}", sc.path.display(), partial_path.display())
+                    } else {
+                        format!("running {}", sc.path.display())
+                    }
+                })?;
                 if outcome == runner::Outcome::Interrupted {
                     eprintln!(
                         "interrupted after {} of {} replications: progress saved in {}; continue with the same command and --resume",

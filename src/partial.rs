@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::error::{Error, Origin, Result};
 use crate::runner::{Progress, RunResult, Shard};
 use crate::scenario::{self, Scenario};
-use crate::stats::Summary;
+use crate::stats::{FieldError, Summary};
 
 /// The `format` field of every partial file.
 pub const FORMAT: &str = "ckptsim-partial";
@@ -109,6 +109,15 @@ fn bad(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
+/// The error for point `point`'s field `e` in the partial file `path`.
+fn bad_field(path: &Path, point: usize, e: FieldError) -> Error {
+    Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+        key: Some(format!("points[{point}].{}", e.key)),
+        message: e.message,
+    }
+}
+
 /// Reads a partial file, checking its format, version and scenario.
 pub fn read(path: &Path) -> Result<Partial> {
     let text = std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
@@ -158,12 +167,22 @@ pub fn read(path: &Path) -> Result<Partial> {
     let summaries = points
         .iter()
         .enumerate()
-        .map(|(i, p)| Summary::from_json(p).ok_or_else(|| bad(path, format!("the summary of point {i} is malformed"))))
+        .map(|(i, p)| {
+            Summary::from_json(p).map_err(|mut e| {
+                e.message = format!("the summary of point {i} is malformed: {}", e.message);
+                bad_field(path, i, e)
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     let done = num("done")?;
     let replications = num("replications")?;
     if shard.index >= shard.count || done > shard.len(replications) {
         return Err(bad(path, "inconsistent shard or progress"));
+    }
+    // Counts the run could not have produced would otherwise pass into merged totals.
+    let max_failures = crate::engine::Limits::default().max_failures;
+    for (i, s) in summaries.iter().enumerate() {
+        s.check(done, max_failures).map_err(|e| bad_field(path, i, e))?;
     }
     Ok(Partial {
         path: path.to_path_buf(),
@@ -246,7 +265,9 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
     }
     let mut summaries = vec![Summary::default(); first.scenario.points.len()];
     for p in partials {
-        summaries.iter_mut().zip(&p.progress.summaries).for_each(|(a, b)| a.merge(b));
+        for (i, (a, b)) in summaries.iter_mut().zip(&p.progress.summaries).enumerate() {
+            a.try_merge(b).map_err(|e| bad_field(&p.path, i, e))?;
+        }
     }
     Ok((first.scenario.clone(), RunResult { replications: first.replications, seed: first.seed, summaries }))
 }

@@ -197,7 +197,15 @@ pub fn run_resumable(
         let end = (progress.done + chunk).min(goal);
         let started = std::time::Instant::now();
         let more = run_shard_range(scenario, seed, shard, progress.done..end, tick)?;
-        progress.summaries.iter_mut().zip(&more).for_each(|(a, b)| a.merge(b));
+        // The progress may come from a file (`--resume`): its totals may not fit.
+        for (p, (a, b)) in progress.summaries.iter_mut().zip(&more).enumerate() {
+            a.try_merge(b).map_err(|e| {
+                Error::Usage(format!(
+                    "the saved progress cannot take more replications: key `points[{p}].{}`: {}",
+                    e.key, e.message
+                ))
+            })?;
+        }
         progress.done = end;
         // Size the next chunk for about CHUNK_TARGET_S; its size never changes the result.
         let took = started.elapsed().as_secs_f64().max(1e-6);

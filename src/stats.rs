@@ -18,6 +18,9 @@ const BIAS: i32 = 1074;
 /// cannot overflow before 2³¹ adds.
 const ADDS_BEFORE_CARRY: u32 = 1 << 30;
 
+/// The canonical range of the top limb, which carries the sign: the accumulator's range.
+const TOP_LIMB: std::ops::Range<i64> = -(1 << 32)..1 << 32;
+
 /// An exact sum of `f64` values (a Kulisch-style long accumulator).
 ///
 /// Adding is exact, so the sum does not depend on the order or grouping of the additions;
@@ -90,6 +93,19 @@ impl ExactSum {
         self.carry();
     }
 
+    /// The exact sum of `self` and `other`; `None` when it leaves the accumulator's range,
+    /// magnitudes below 2¹¹⁰² (no sum of fewer than 2⁶⁴ finite values comes near it).
+    pub fn checked_sum(&self, other: &ExactSum) -> Option<ExactSum> {
+        let (mut sum, mut o) = (self.clone(), other.clone());
+        sum.carry();
+        o.carry();
+        for (a, b) in sum.limbs.iter_mut().zip(o.limbs.iter()) {
+            *a = a.checked_add(*b)?;
+        }
+        sum.carry();
+        TOP_LIMB.contains(&sum.limbs[LIMBS - 1]).then_some(sum)
+    }
+
     /// The exact sum as its canonical limbs, lowest first, trailing zeros dropped: the
     /// lossless form written to partial-summary files.
     pub fn to_limbs(&self) -> Vec<i64> {
@@ -101,9 +117,8 @@ impl ExactSum {
     /// The exact sum of [`ExactSum::to_limbs`]'s output; `None` when there are too many limbs
     /// or one is not canonical: in [0, 2³²), or in [−2³², 2³²) for the top one.
     pub fn from_limbs(limbs: &[i64]) -> Option<ExactSum> {
-        let canonical = |(i, l): (usize, &i64)| {
-            if i == LIMBS - 1 { (-(1 << 32)..1 << 32).contains(l) } else { (0..1 << 32).contains(l) }
-        };
+        let canonical =
+            |(i, l): (usize, &i64)| if i == LIMBS - 1 { TOP_LIMB.contains(l) } else { (0..1 << 32).contains(l) };
         if limbs.len() > LIMBS || !limbs.iter().enumerate().all(canonical) {
             return None;
         }
@@ -245,6 +260,19 @@ impl Moments {
         self.sum_sq.merge(&other.sum_sq);
     }
 
+    /// The moments of the observations of both; a [`FieldError`] keyed `name.n`,
+    /// `name.sum` or `name.sum_sq` when a total leaves its range.
+    fn checked_merged(&self, other: &Moments, name: &str) -> Result<Moments, FieldError> {
+        let sum = |a: &ExactSum, b: &ExactSum, k: &str| {
+            a.checked_sum(b).ok_or_else(|| FieldError::sum_out_of_range(format!("{name}.{k}")))
+        };
+        Ok(Moments {
+            n: checked_total(self.n, other.n, || format!("{name}.n"), "replications")?,
+            sum: sum(&self.sum, &other.sum, "sum")?,
+            sum_sq: sum(&self.sum_sq, &other.sum_sq, "sum_sq")?,
+        })
+    }
+
     /// Number of observations.
     pub fn count(&self) -> u64 {
         self.n
@@ -276,6 +304,49 @@ impl Moments {
         let half_width = if self.n > 1 { t_975(self.n - 1) * se } else { f64::NAN };
         Estimate { n: self.n, mean, sd, se, half_width }
     }
+}
+
+/// A field of a summary that is out of range: its key in [`Summary::to_json`]'s form, and
+/// what is wrong and accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("key `{key}`: {message}")]
+pub struct FieldError {
+    /// The key, for example `counters[3]` or `overhead.n`.
+    pub key: String,
+    /// What is wrong and what is accepted.
+    pub message: String,
+}
+
+impl FieldError {
+    fn sum_out_of_range(key: String) -> FieldError {
+        FieldError {
+            key,
+            message: "the exact sum, added to the one merged before, leaves the accumulator's range: \
+                      accepted are sums of magnitude below 2^1102"
+                .into(),
+        }
+    }
+}
+
+/// `a + b`, or a [`FieldError`] keyed `key()` for a total of `what` past `u64::MAX`.
+fn checked_total(a: u64, b: u64, key: impl Fn() -> String, what: &str) -> Result<u64, FieldError> {
+    a.checked_add(b).ok_or_else(|| FieldError {
+        key: key(),
+        message: format!("{b} {what} added to the {a} merged before exceed {}, the largest total accepted", u64::MAX),
+    })
+}
+
+/// The engine's integer counters, in the order of the `counters` list of
+/// [`Summary::to_json`], and what each counts.
+const COUNTERS: [&str; 6] =
+    ["failures", "failures during checkpoints", "failed restarts", "ignored failures", "checkpoints", "restarts"];
+
+fn counters(r: &crate::engine::Record) -> [u64; 6] {
+    [r.failures, r.failures_during_checkpoint, r.failed_restarts, r.ignored_failures, r.checkpoints, r.restarts]
+}
+
+fn set_counters(r: &mut crate::engine::Record, c: [u64; 6]) {
+    [r.failures, r.failures_during_checkpoint, r.failed_restarts, r.ignored_failures, r.checkpoints, r.restarts] = c;
 }
 
 /// Wall times are kept in the histogram in these units (s): 1 ms resolution, three
@@ -334,22 +405,84 @@ impl Summary {
         self.recovery_s.add(r.recovery_s);
     }
 
-    /// Adds every replication of `other`.
+    /// Adds every replication of `other`, a summary this process simulated: its totals
+    /// cannot come near the ranges they are kept in. Summaries read from files go through
+    /// [`Summary::try_merge`].
+    ///
+    /// # Panics
+    ///
+    /// When a total leaves its range.
     pub fn merge(&mut self, other: &Summary) {
-        self.overhead.merge(&other.overhead);
-        self.waste.merge(&other.waste);
-        self.wall_s.merge(&other.wall_s);
+        if let Err(e) = self.try_merge(other) {
+            panic!("merging summaries: {e}");
+        }
+    }
+
+    /// Adds every replication of `other`, or leaves `self` as it was and names the first
+    /// total that would leave its range (a count past `u64::MAX`, an exact sum past the
+    /// accumulator's).
+    pub fn try_merge(&mut self, other: &Summary) -> Result<(), FieldError> {
+        let overhead = self.overhead.checked_merged(&other.overhead, "overhead")?;
+        let waste = self.waste.checked_merged(&other.waste, "waste")?;
+        let wall_s = self.wall_s.checked_merged(&other.wall_s, "wall_s")?;
+        // The histogram saturates silently; with its total in range no bucket can.
+        checked_total(self.wall_hist.len(), other.wall_hist.len(), || "wall_histogram_ms".into(), "replications")?;
+        let (mine, theirs) = (counters(&self.totals), counters(&other.totals));
+        let mut totals = [0; 6];
+        for (i, total) in totals.iter_mut().enumerate() {
+            *total = checked_total(mine[i], theirs[i], || format!("counters[{i}]"), COUNTERS[i])?;
+        }
+        let sum = |a: &ExactSum, b: &ExactSum, key: &str| {
+            a.checked_sum(b).ok_or_else(|| FieldError::sum_out_of_range(key.into()))
+        };
+        let lost_s = sum(&self.lost_s, &other.lost_s, "lost_s")?;
+        let recovery_s = sum(&self.recovery_s, &other.recovery_s, "recovery_s")?;
         self.wall_hist.add(&other.wall_hist).expect("auto-resizing histograms always merge");
-        let t = &mut self.totals;
-        let o = &other.totals;
-        t.failures += o.failures;
-        t.failures_during_checkpoint += o.failures_during_checkpoint;
-        t.failed_restarts += o.failed_restarts;
-        t.ignored_failures += o.ignored_failures;
-        t.checkpoints += o.checkpoints;
-        t.restarts += o.restarts;
-        self.lost_s.merge(&other.lost_s);
-        self.recovery_s.merge(&other.recovery_s);
+        (self.overhead, self.waste, self.wall_s, self.lost_s, self.recovery_s) =
+            (overhead, waste, wall_s, lost_s, recovery_s);
+        set_counters(&mut self.totals, totals);
+        Ok(())
+    }
+
+    /// Checks what a summary of `replications` replications, each struck by at most
+    /// `max_failures` failures (the engine's limit), must satisfy: every sample and the
+    /// histogram count each replication once, and the other failure counters count some of
+    /// the failures. Names the first field that does not.
+    pub fn check(&self, replications: u64, max_failures: u64) -> Result<(), FieldError> {
+        let samples = [
+            ("overhead.n", self.overhead.count()),
+            ("waste.n", self.waste.count()),
+            ("wall_s.n", self.wall_s.count()),
+            ("wall_histogram_ms", self.wall_hist.len()),
+        ];
+        for (key, n) in samples {
+            if n != replications {
+                return Err(FieldError {
+                    key: key.into(),
+                    message: format!(
+                        "counts {n} replications, but the summary is of {replications}: accepted is exactly {replications}"
+                    ),
+                });
+            }
+        }
+        let c = counters(&self.totals);
+        let most = replications.saturating_mul(max_failures);
+        // Ignored failures and checkpoints depend on the failure law and the scenario: no
+        // bound the summary itself can show.
+        let bounds = [most, c[0], c[0], u64::MAX, u64::MAX, c[0]];
+        for (i, (&count, &bound)) in c.iter().zip(&bounds).enumerate() {
+            if count > bound {
+                let why = match i {
+                    0 => format!("{replications} replications of at most {max_failures} failures each"),
+                    _ => format!("the {bound} failures in all"),
+                };
+                return Err(FieldError {
+                    key: format!("counters[{i}]"),
+                    message: format!("{count} {} exceed {why}: accepted is 0 to {bound}", COUNTERS[i]),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The lossless JSON form of the summary, for partial-summary files: exact sums as
@@ -365,42 +498,57 @@ impl Summary {
             "lost_s": self.lost_s.to_limbs(),
             "recovery_s": self.recovery_s.to_limbs(),
             "wall_histogram_ms": hist,
-            "counters": [t.failures, t.failures_during_checkpoint, t.failed_restarts, t.ignored_failures, t.checkpoints, t.restarts],
+            "counters": counters(t),
         })
     }
 
-    /// Reads [`Summary::to_json`]'s form; `None` when anything is missing or malformed.
-    pub fn from_json(v: &serde_json::Value) -> Option<Summary> {
-        let limbs = |k: &str| -> Option<ExactSum> {
-            ExactSum::from_limbs(&v.get(k)?.as_array()?.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>()?)
+    /// Reads [`Summary::to_json`]'s form; names the first field that is missing or
+    /// malformed (with what it accepts), or the histogram when its counts add up past
+    /// `u64::MAX`.
+    pub fn from_json(v: &serde_json::Value) -> Result<Summary, FieldError> {
+        let malformed =
+            |key: &str, accepted: &str| FieldError { key: key.into(), message: format!("accepted is {accepted}") };
+        let moments = |k: &str| {
+            v.get(k).and_then(Moments::from_json).ok_or_else(|| {
+                malformed(k, "{\"n\": a count, \"sum\": limbs, \"sum_sq\": limbs} (limbs as written by ckptsim)")
+            })
+        };
+        let limbs = |k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_array)
+                .and_then(|a| a.iter().map(serde_json::Value::as_i64).collect::<Option<Vec<_>>>())
+                .and_then(|l| ExactSum::from_limbs(&l))
+                .ok_or_else(|| malformed(k, "a list of canonical limbs (as written by ckptsim)"))
         };
         let mut s = Summary {
-            overhead: Moments::from_json(v.get("overhead")?)?,
-            waste: Moments::from_json(v.get("waste")?)?,
-            wall_s: Moments::from_json(v.get("wall_s")?)?,
+            overhead: moments("overhead")?,
+            waste: moments("waste")?,
+            wall_s: moments("wall_s")?,
             lost_s: limbs("lost_s")?,
             recovery_s: limbs("recovery_s")?,
             ..Summary::default()
         };
-        for pair in v.get("wall_histogram_ms")?.as_array()? {
-            let (value, count) = (pair.get(0)?.as_u64()?, pair.get(1)?.as_u64()?);
-            s.wall_hist.record_n(value, count).ok()?;
+        const HIST: &str = "wall_histogram_ms";
+        let pairs = v.get(HIST).and_then(serde_json::Value::as_array);
+        let bad_hist = || malformed(HIST, "a list of [value, count] pairs of integers ≥ 0");
+        // The histogram saturates silently, so its counts are added up here first.
+        let mut total: u64 = 0;
+        for pair in pairs.ok_or_else(bad_hist)? {
+            let value = pair.get(0).and_then(serde_json::Value::as_u64).ok_or_else(bad_hist)?;
+            let count = pair.get(1).and_then(serde_json::Value::as_u64).ok_or_else(bad_hist)?;
+            total = total.checked_add(count).ok_or_else(|| FieldError {
+                key: HIST.into(),
+                message: format!("the counts add up past {}: accepted are counts totalling at most that", u64::MAX),
+            })?;
+            s.wall_hist.record_n(value, count).map_err(|_| bad_hist())?;
         }
-        let c: Vec<u64> = v.get("counters")?.as_array()?.iter().map(|x| x.as_u64()).collect::<Option<_>>()?;
-        let [failures, failures_during_checkpoint, failed_restarts, ignored_failures, checkpoints, restarts] = c[..]
-        else {
-            return None;
-        };
-        s.totals = crate::engine::Record {
-            failures,
-            failures_during_checkpoint,
-            failed_restarts,
-            ignored_failures,
-            checkpoints,
-            restarts,
-            ..Default::default()
-        };
-        Some(s)
+        let c: Option<[u64; 6]> = v
+            .get("counters")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect::<Option<Vec<_>>>())
+            .and_then(|c| c.try_into().ok());
+        set_counters(&mut s.totals, c.ok_or_else(|| malformed("counters", "a list of 6 integers ≥ 0"))?);
+        Ok(s)
     }
 
     /// Replications summarised.
@@ -485,6 +633,40 @@ mod tests {
         // The rounded value is within an ulp-scale tolerance of a compensated sum.
         let naive: f64 = xs.iter().sum();
         assert!((whole.value() - naive).abs() <= 1e-12 * xs.iter().map(|x| x.abs()).sum::<f64>());
+    }
+
+    #[test]
+    fn checked_merges_refuse_totals_out_of_range_and_change_nothing() {
+        let mut huge = vec![0; LIMBS - 1];
+        huge.push((1 << 32) - 1);
+        let top = ExactSum::from_limbs(&huge).unwrap();
+        assert_eq!(top.checked_sum(&top), None);
+        let mut small = ExactSum::default();
+        small.add(2.5);
+        let mut merged = top.clone();
+        merged.merge(&ExactSum::default());
+        assert_eq!(top.checked_sum(&ExactSum::default()), Some(merged));
+        assert_eq!(small.checked_sum(&small).map(|s| s.value()), Some(5.0));
+
+        let record = crate::engine::Record { wall_s: 2.0, failures: 3, checkpoints: 4, ..Default::default() };
+        let mut a = Summary::default();
+        a.add(1.0, &record);
+        let mut b = a.clone();
+        b.totals.checkpoints = u64::MAX;
+        let before = a.to_json();
+        let e = a.try_merge(&b).unwrap_err();
+        assert_eq!(e.key, "counters[4]");
+        assert_eq!(a.to_json(), before, "a failed merge leaves the summary as it was");
+        b.totals.checkpoints = 4;
+        b.lost_s = top.clone();
+        a.lost_s = top;
+        assert_eq!(a.try_merge(&b).unwrap_err().key, "lost_s");
+        a.lost_s = ExactSum::default();
+        a.try_merge(&b).unwrap();
+        assert_eq!((a.replications(), a.totals.failures, a.totals.checkpoints), (2, 6, 8));
+        assert_eq!(a.check(2, 3).map_err(|e| e.key), Ok(()));
+        assert_eq!(a.check(2, 2).unwrap_err().key, "counters[0]");
+        assert_eq!(a.check(3, 3).unwrap_err().key, "overhead.n");
     }
 
     #[test]

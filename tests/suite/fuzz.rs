@@ -1242,11 +1242,16 @@ fn mutate_json(v: &mut Value, rng: &mut Pcg64Mcg, pools: &Pools) {
 
 /// A partial summary from a real run of [`TINY`] (`--shard 0/2 --reps 4`), in `dir`.
 fn tiny_partial(dir: &Path) -> Vec<u8> {
+    tiny_partial_of(dir, "4")
+}
+
+/// A partial summary from a real run of [`TINY`] (`--shard 0/2 --reps REPS`), in `dir`.
+fn tiny_partial_of(dir: &Path, reps: &str) -> Vec<u8> {
     let file = dir.join("tiny.toml");
     std::fs::write(&file, TINY).unwrap();
-    let out = dir.join("out");
+    let out = dir.join(format!("out-{reps}"));
     let o = bin()
-        .args(["run", file.to_str().unwrap(), "--shard", "0/2", "--reps", "4", "--out", out.to_str().unwrap()])
+        .args(["run", file.to_str().unwrap(), "--shard", "0/2", "--reps", reps, "--out", out.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -1276,11 +1281,13 @@ fn partial_regressions() {
     assert!(bins.windows(2).all(|w| w[0].0 <= w[0].1 && w[0].1 <= w[1].1), "{bins:?}");
 
     // A shard of u64::MAX shards: merging it allocated a slot per shard (capacity overflow;
-    // 2⁴⁰ shards aborted on a failed allocation). Now the missing shards are named.
+    // 2⁴⁰ shards aborted on a failed allocation). Now the missing shards are named. Its one
+    // replication comes from a shard of one (the summaries must count `done` replications).
+    let one: Value = serde_json::from_slice(&tiny_partial_of(tmp.path(), "2")).unwrap();
+    assert_eq!(one["done"], serde_json::json!(1));
     for count in [u64::MAX, 1 << 40] {
-        let mut huge = v.clone();
+        let mut huge = one.clone();
         huge["shard"]["count"] = serde_json::json!(count);
-        huge["done"] = serde_json::json!(1);
         let bytes = serde_json::to_vec(&huge).unwrap();
         std::fs::write(&target, &bytes).unwrap();
         let p = partial::read(&target).expect("a valid partial");

@@ -195,3 +195,132 @@ fn shards_need_a_fixed_count_and_a_valid_index() {
     let o = ckptsim(&["run", "scenarios/young-daly.toml", "--precision", "0.01", "--shard", "0/2", "--out", out]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Half of `u64::MAX`, rounded up: two of these overflow a `u64` total.
+const HALF: u64 = u64::MAX / 2 + 1;
+
+/// The canonical limbs of an exact sum near the top of the accumulator's range (the top
+/// limb of 68 at its largest): two of these add past the range.
+fn huge_sum() -> serde_json::Value {
+    let mut limbs = vec![0_i64; 67];
+    limbs.push((1 << 32) - 1);
+    serde_json::json!(limbs)
+}
+
+/// Copies the partial files `files` into `dir` and rewrites each copy's JSON with `edit`.
+fn edited(files: &[String], dir: &Path, edit: &dyn Fn(&mut serde_json::Value)) -> Vec<String> {
+    fs::create_dir_all(dir).unwrap();
+    files
+        .iter()
+        .map(|f| {
+            let copy = dir.join(Path::new(f).file_name().unwrap());
+            let mut doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(f).unwrap()).unwrap();
+            edit(&mut doc);
+            fs::write(&copy, serde_json::to_string(&doc).unwrap()).unwrap();
+            copy.to_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Asserts that merging `files` exits 2 naming `file` and `key`, and writes nothing.
+fn refused(files: &[String], out: &Path, file: &str, key: &str) {
+    let o = merge(files, out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{key}: {err}");
+    assert!(err.contains(file), "{key}: expected {file} in {err}");
+    assert!(err.contains(&format!("`{key}`")), "expected key `{key}` in {err}");
+    assert!(err.contains("accepted"), "{key}: no accepted range in {err}");
+    assert!(!err.contains("panicked"), "{key}: {err}");
+    let left: Vec<_> = fs::read_dir(out).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{key}: output left behind: {left:?}");
+}
+
+#[test]
+fn merge_refuses_totals_that_overflow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shards(&tmp.path().join("a"), 2);
+    // Each shard alone is consistent; only their sum leaves the range.
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        ("points[0].counters[3]", Box::new(|d| d["points"][0]["counters"][3] = HALF.into())),
+        ("points[14].counters[4]", Box::new(|d| d["points"][14]["counters"][4] = HALF.into())),
+        ("points[2].lost_s", Box::new(|d| d["points"][2]["lost_s"] = huge_sum())),
+        ("points[0].recovery_s", Box::new(|d| d["points"][0]["recovery_s"] = huge_sum())),
+        ("points[1].overhead.sum", Box::new(|d| d["points"][1]["overhead"]["sum"] = huge_sum())),
+        ("points[0].wall_s.sum_sq", Box::new(|d| d["points"][0]["wall_s"]["sum_sq"] = huge_sum())),
+    ];
+    for (k, (key, edit)) in cases.iter().enumerate() {
+        let files = edited(&a, &tmp.path().join(format!("case{k}")), edit.as_ref());
+        // The second file is the one whose totals no longer fit.
+        refused(&files, &tmp.path().join(format!("m{k}")), &files[1], key);
+    }
+}
+
+#[test]
+fn merge_refuses_partials_with_impossible_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shards(&tmp.path().join("a"), 2);
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let bump = |d: &mut serde_json::Value, p: usize| {
+        let count = &mut d["points"][p]["wall_histogram_ms"][0][1];
+        *count = (count.as_u64().unwrap() + HALF).into();
+    };
+    let cases: Vec<(&str, Edit)> = vec![
+        // Replication counts: every point summarises exactly the shard's `done` replications.
+        ("points[0].overhead.n", Box::new(|d| d["points"][0]["overhead"]["n"] = HALF.into())),
+        ("points[3].waste.n", Box::new(|d| d["points"][3]["waste"]["n"] = HALF.into())),
+        ("points[0].wall_s.n", Box::new(|d| d["points"][0]["wall_s"]["n"] = HALF.into())),
+        ("points[5].wall_histogram_ms", Box::new(move |d| bump(d, 5))),
+        // Failures: at most the engine's limit per replication, and the other failure
+        // counters count some of them.
+        ("points[0].counters[0]", Box::new(|d| d["points"][0]["counters"][0] = HALF.into())),
+        ("points[0].counters[1]", Box::new(|d| d["points"][0]["counters"][1] = HALF.into())),
+        ("points[0].counters[2]", Box::new(|d| d["points"][0]["counters"][2] = HALF.into())),
+        ("points[0].counters[5]", Box::new(|d| d["points"][0]["counters"][5] = HALF.into())),
+    ];
+    for (k, (key, edit)) in cases.iter().enumerate() {
+        let files = edited(&a, &tmp.path().join(format!("case{k}")), edit.as_ref());
+        // The first file read is refused.
+        refused(&files, &tmp.path().join(format!("m{k}")), &files[0], key);
+    }
+    // Histogram counts that overflow within one file.
+    let files = edited(&a, &tmp.path().join("dup"), &|d| {
+        let hist = d["points"][0]["wall_histogram_ms"].as_array_mut().unwrap();
+        let value = hist[0][0].clone();
+        hist.push(serde_json::json!([value, u64::MAX]));
+    });
+    refused(&files, &tmp.path().join("mdup"), &files[0], "points[0].wall_histogram_ms");
+}
+
+#[test]
+fn resume_refuses_saved_totals_that_overflow() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shards(&tmp.path().join("a"), 2);
+    // Shard 0 of a 700-replication run is the first half of shard 0 of a 1400-replication
+    // run: with `replications` raised it is an unfinished shard, resumable.
+    let dir = tmp.path().join("resume");
+    let saved = edited(&a[..1], &dir, &|d| {
+        d["replications"] = 1400.into();
+        d["complete"] = false.into();
+        d["points"][0]["counters"][4] = u64::MAX.into();
+    });
+    let before = fs::read(&saved[0]).unwrap();
+    let o = ckptsim(&[
+        "run",
+        "scenarios/young-daly.toml",
+        "--reps",
+        "1400",
+        "--shard",
+        "0/2",
+        "--resume",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&saved[0]), "expected {} in {err}", saved[0]);
+    assert!(err.contains("`points[0].counters[4]`"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(fs::read(&saved[0]).unwrap(), before, "the saved progress is left as it was");
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "nothing else is written");
+}
