@@ -66,7 +66,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use statrs::function::gamma::gamma;
+use statrs::function::gamma::{gamma, ln_gamma};
 
 use crate::error::{Error, Origin};
 use crate::failure::Law;
@@ -599,8 +599,9 @@ pub struct SystemStats {
     pub mtbf_s: f64,
     /// Gaps recorded as zero (failures in the same clock tick as the previous one).
     pub zero_gaps: usize,
-    /// The Weibull fit of the time between failures (None with too few distinct gaps, or
-    /// when the likelihood has no maximum).
+    /// The Weibull fit of the time between failures (None with too few distinct gaps, when
+    /// the likelihood has no maximum, or when the law is beyond a double's range:
+    /// [`fit_weibull`]).
     pub weibull: Option<WeibullFit>,
     /// Burst shares at [`BURST_THRESHOLDS_S`].
     pub bursts: Vec<BurstShare>,
@@ -645,6 +646,8 @@ enum Term {
     /// ln Σ cⱼ Pⱼ: a quadrature of interval probabilities (weights cⱼ, terms Below or
     /// Between).
     Mixture(Vec<(f64, Term)>),
+    /// In [0, ∞): probability 1, no information.
+    Certain,
 }
 
 /// Gauss–Legendre nodes and weights on [−1, 1], 8 points.
@@ -670,14 +673,27 @@ fn phase_nodes() -> [(f64, f64); 8] {
     })
 }
 
-/// The term of the interval [lo, hi) (0 ≤ lo < hi < ∞), on the log scale.
+/// The term of the interval [lo, hi) (0 ≤ lo < hi ≤ ∞), on the log scale.
 fn interval_term(lo: f64, hi: f64, ln_ref: f64) -> Term {
-    if lo > 0.0 { Term::Between(lo.ln() - ln_ref, (hi / lo).ln()) } else { Term::Below(hi.ln() - ln_ref) }
+    // The bounds of a rounded gap near f64::MAX can overflow to ∞, and hi/lo can overflow
+    // for bounds far apart.
+    match (lo > 0.0, hi.is_finite()) {
+        (true, true) => {
+            let ratio = hi / lo;
+            Term::Between(lo.ln() - ln_ref, if ratio.is_finite() { ratio.ln() } else { hi.ln() - lo.ln() })
+        }
+        (false, true) => Term::Below(hi.ln() - ln_ref),
+        (true, false) => Term::Right(lo.ln() - ln_ref),
+        (false, false) => Term::Certain,
+    }
 }
+
+/// Past this x, e^{−x} (< 1e−304) is negligible next to 1, and e^x is near overflow.
+const PHI_SATURATED: f64 = 700.0;
 
 /// φ'(Δ) = 1/(e^Δ − 1) for φ(Δ) = ln(1 − e^{−Δ}); 0 where it underflows.
 fn phi1(d: f64) -> f64 {
-    if d > 700.0 { 0.0 } else { 1.0 / d.exp_m1() }
+    if d > PHI_SATURATED { 0.0 } else { 1.0 / d.exp_m1() }
 }
 
 /// ψ'(Δ) for ψ(Δ) = Δ/(e^Δ − 1), without the cancellation near 0.
@@ -685,7 +701,7 @@ fn psi1(d: f64) -> f64 {
     if d < 1e-2 {
         let d2 = d * d;
         -0.5 + d / 6.0 - d * d2 / 180.0 + d * d2 * d2 / 5040.0
-    } else if d > 700.0 {
+    } else if d > PHI_SATURATED {
         0.0
     } else {
         let p = phi1(d);
@@ -709,16 +725,18 @@ fn term_loglik(t: &Term, a: f64, b: f64) -> (f64, [f64; 2], [f64; 3]) {
             // ln F(x) = φ(u), u = e^z.
             let u = (b * lx - a).exp();
             let v = (-(-u).exp_m1()).ln();
-            let (lz, lzz) = if u > 700.0 { (0.0, 0.0) } else { (u * phi1(u), u * psi1(u)) };
+            let (lz, lzz) = if u > PHI_SATURATED { (0.0, 0.0) } else { (u * phi1(u), u * psi1(u)) };
             (lx, 0.0, v, lz, 0.0, lzz, 0.0, 0.0)
         }
         Term::Between(lx, dl) => {
             // ln(S(lo) − S(hi)) = −u + φ(Δ), u = e^z, Δ = u(e^δ − 1): no cancellation.
             let u = (b * lx - a).exp();
-            let delta = u * (b * dl).exp_m1();
+            // With δ past PHI_SATURATED, e^{z+δ} is Δ = u(e^δ − 1) to within a factor
+            // 1 − e^{−δ}, and avoids 0 · ∞ where u underflows.
+            let delta = if b * dl > PHI_SATURATED { (b * (lx + dl) - a).exp() } else { u * (b * dl).exp_m1() };
             let u_hi = u + delta;
             let v = -u + (-(-delta).exp_m1()).ln();
-            if delta > 700.0 {
+            if delta > PHI_SATURATED {
                 (lx, dl, v, -u, 0.0, -u, 0.0, 0.0)
             } else {
                 let (p, q) = (phi1(delta), psi1(delta));
@@ -726,6 +744,7 @@ fn term_loglik(t: &Term, a: f64, b: f64) -> (f64, [f64; 2], [f64; 3]) {
             }
         }
         Term::Mixture(ref nodes) => return mixture_loglik(nodes, a, b),
+        Term::Certain => return (0.0, [0.0; 2], [0.0; 3]),
     };
     let mut g = [-lz, lz * lx + ld * dl];
     let mut h = [lzz, -(lzz * lx + lzd * dl), lzz * lx * lx + 2.0 * lzd * lx * dl + ldd * dl * dl];
@@ -839,6 +858,19 @@ fn maximise(terms: &[Term], mut a: f64, mut b: f64) -> Option<(f64, f64, f64, [f
     None
 }
 
+/// A rounded gap of more than this many ticks is fitted as exact (its probability as density
+/// × tick): the tick is then negligible, and the one-tick interval bounds would lose their
+/// width to rounding.
+const MAX_RESOLVED_TICKS: f64 = 1e9;
+
+/// The largest shape standard error, relative to the shape, of a fit that is returned. Past
+/// it the information is the rounding noise of a likelihood that is flat to working precision
+/// along a ridge: it rises toward its supremum only in a limit (a point mass, or all mass
+/// below every bound), which the Newton decrement alone mistakes for convergence. In the
+/// seeded extreme data sets of the trace tests, finite maxima stay below about 100 and
+/// ridges mostly lie above 1000.
+const MAX_RELATIVE_SHAPE_SE: f64 = 300.0;
+
 /// The maximum-likelihood Weibull law of `obs`, censoring-aware: exact values contribute
 /// their density, intervals, rounded gaps and right-censored values their probability.
 ///
@@ -851,10 +883,17 @@ fn maximise(terms: &[Term], mut a: f64, mut b: f64) -> Option<(f64, f64, f64, [f
 /// information; for rounded gaps, whose errors are correlated through shared time stamps,
 /// that treats them as independent (a composite likelihood).
 ///
+/// A rounded gap of more than [`MAX_RESOLVED_TICKS`] ticks counts as exact, its probability
+/// the density times the tick. The mean is computed through ln Γ where Γ(1 + 1/k) overflows.
+///
 /// Returns None with fewer than two informative observations, when the likelihood has no
-/// maximum at a finite shape and scale (for example every gap below the clock resolution),
-/// or when an observation is invalid (an exact value ≤ 0, an interval with lo ≥ hi, a
-/// negative or non-finite bound or resolution).
+/// maximum at a finite shape and scale (for example every gap below the clock resolution, or
+/// every gap of at most one tick, where it is flat to working precision along a ridge toward
+/// a point mass: a shape standard error above [`MAX_RELATIVE_SHAPE_SE`] times the shape),
+/// when the fitted law is beyond the range of a double (a scale, mean or standard error that
+/// overflows, or a scale that underflows to 0), or when an observation is invalid (an exact
+/// value ≤ 0, an interval with lo ≥ hi, a negative or non-finite bound or resolution).
+/// Every field of a returned fit is finite, with a positive shape, scale and mean.
 pub fn fit_weibull(obs: &[Observation]) -> Option<WeibullFit> {
     // The reference time: the geometric mean of the finite positive bounds, so that the
     // log-times are centred and Newton is well conditioned.
@@ -925,6 +964,16 @@ pub fn fit_weibull(obs: &[Observation]) -> Option<WeibullFit> {
                 if !(g >= 0.0 && g.is_finite() && r > 0.0 && r.is_finite()) {
                     return None;
                 }
+                if g / r > MAX_RESOLVED_TICKS {
+                    // P(g) = f(g)·r to a relative O((r/g)²) (the kernel is symmetric about g),
+                    // where the one-tick bounds (g/r − 1 + v)·r would lose their width to
+                    // rounding.
+                    terms.push(Term::Exact(g.ln() - ln_ref));
+                    total_s += g;
+                    uncensored += 1;
+                    exact_logs += ln_ref - r.ln();
+                    continue;
+                }
                 rounded = true;
                 boxed.push((terms.len(), interval_term((g - r).max(0.0), g + r, ln_ref)));
                 let ticks = g / r;
@@ -956,17 +1005,32 @@ pub fn fit_weibull(obs: &[Observation]) -> Option<WeibullFit> {
     let (m00, m01, m11) = (-h[0], -h[1], -h[2]);
     let det = m00 * m11 - m01 * m01;
     let (caa, cab, cbb) = (m11 / det, -m01 / det, m00 / det);
+    let shape_se = cbb.sqrt();
+    if shape_se.is_nan() || shape_se > MAX_RELATIVE_SHAPE_SE * b {
+        return None;
+    }
     let (ja, jb) = (1.0 / b, -a / (b * b));
     let var_ln_scale = ja * ja * caa + 2.0 * ja * jb * cab + jb * jb * cbb;
-    let scale_s = (ln_ref + a / b).exp();
-    Some(WeibullFit {
+    let ln_scale = ln_ref + a / b;
+    let scale_s = ln_scale.exp();
+    let mut mean_s = scale_s * gamma(1.0 + 1.0 / b);
+    if !mean_s.is_finite() {
+        // Γ(1 + 1/k) alone overflows below k ≈ 0.0058 (or the product does).
+        mean_s = (ln_scale + ln_gamma(1.0 + 1.0 / b)).exp();
+    }
+    let fit = WeibullFit {
         shape: b,
         scale_s,
-        mean_s: scale_s * gamma(1.0 + 1.0 / b),
+        mean_s,
         log_likelihood: l - exact_logs,
-        shape_se: cbb.sqrt(),
+        shape_se,
         scale_se_s: scale_s * var_ln_scale.max(0.0).sqrt(),
-    })
+    };
+    let WeibullFit { shape, scale_s, mean_s, log_likelihood, shape_se, scale_se_s } = fit;
+    let representable = [shape, scale_s, mean_s, log_likelihood, shape_se, scale_se_s].iter().all(|v| v.is_finite())
+        && scale_s > 0.0
+        && mean_s > 0.0;
+    representable.then_some(fit)
 }
 
 /// The bursts of `sys` at threshold `threshold_s` (s): maximal runs of consecutive failures

@@ -1033,8 +1033,11 @@ fn weibull_fits_never_panic() {
         let fit = no_panic("weibull", case, &input, || trace::fit_weibull(&obs));
         if let Some(f) = fit {
             fitted += 1;
-            // Only the shape is promised: with extreme resolutions the scale can underflow to 0.
-            assert!(f.shape > 0.0, "{f:?} from {obs:?}");
+            let fields = [f.shape, f.scale_s, f.mean_s, f.log_likelihood, f.shape_se, f.scale_se_s];
+            assert!(
+                fields.iter().all(|v| v.is_finite()) && f.shape > 0.0 && f.scale_s > 0.0 && f.mean_s > 0.0,
+                "{f:?} from {obs:?}"
+            );
         }
     }
     eprintln!("fuzz: {WEIBULL_CASES} Weibull-fit cases, {fitted} fitted");

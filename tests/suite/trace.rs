@@ -1,6 +1,7 @@
 //! Failure logs (issue #4): the LANL log read whole and checked against an independent parse
 //! of the raw file, the censoring-aware Weibull fit on synthetic data (exact, right-censored,
-//! minute-rounded), malformed input, the simple format, fragments and replay windows.
+//! minute-rounded) and at extreme magnitudes and clock resolutions (None or a finite law),
+//! malformed input, the simple format, fragments and replay windows.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use ckptsim::failure::trace::{
     self, BURST_THRESHOLDS_S, Event, LogFormat, Malformed, Observation, SystemLog, TraceEnd, WeibullFit,
 };
 use ckptsim::failure::{FailureModel, Law};
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 /// The LANL log, relative to the package root (the worktree sits beside `shared/`).
@@ -294,6 +295,191 @@ fn observations_censor_the_tail_and_round_the_gaps() {
         (0..10).map(|_| Observation::Rounded { recorded_s: 0.0, resolution_s: 60.0 }).collect();
     assert_eq!(trace::fit_weibull(&below), None);
     assert_eq!(trace::fit_weibull(&[Observation::Exact(1.0)]), None);
+}
+
+// ───────────────────────────── the fit at extremes ─────────────────────────────
+
+/// Observation sets drawn by [`fit_is_none_or_finite_at_any_scale_and_resolution`].
+const FIT_PROPERTY_CASES: usize = 20_000;
+/// Its seed.
+const FIT_PROPERTY_SEED: u64 = 0x0f17_0e1b;
+/// The largest observation set it draws.
+const FIT_PROPERTY_MAX_LEN: usize = 40;
+/// Typical lifetimes (s): from subnormal doubles to near the largest.
+const FIT_MAGNITUDES_S: [f64; 16] =
+    [1e-310, 1e-300, 1e-200, 1e-100, 1e-20, 1e-6, 1e-3, 1.0, 60.0, 3600.0, 1e9, 1e20, 1e100, 1e200, 1e300, 1.7e308];
+/// Clock ticks relative to the magnitude: far finer and far coarser than the gaps.
+const FIT_RELATIVE_RESOLUTIONS: [f64; 13] =
+    [1e-300, 1e-100, 1e-30, 1e-9, 1e-3, 0.1, 1.0, 10.0, 1e3, 1e9, 1e30, 1e100, 1e300];
+/// Shapes of the law the lifetimes are drawn from.
+const FIT_SHAPES: [f64; 10] = [0.01, 0.05, 0.2, 0.5, 0.7, 1.0, 2.0, 5.0, 30.0, 300.0];
+
+/// Panics unless `fit` is None or a Weibull law with every field finite and a positive shape,
+/// scale and mean.
+fn assert_finite_fit(fit: Option<WeibullFit>, what: &dyn Fn() -> String) {
+    let Some(fit) = fit else { return };
+    // Destructured so that a new field must be checked here too.
+    let WeibullFit { shape, scale_s, mean_s, log_likelihood, shape_se, scale_se_s } = fit;
+    let finite = [shape, scale_s, mean_s, log_likelihood, shape_se, scale_se_s].iter().all(|v| v.is_finite());
+    assert!(
+        finite && shape > 0.0 && scale_s > 0.0 && mean_s > 0.0 && shape_se >= 0.0 && scale_se_s >= 0.0,
+        "{fit:?} from {}",
+        what()
+    );
+}
+
+/// A positive finite value, else `fallback`.
+fn positive_or(x: f64, fallback: f64) -> f64 {
+    if x > 0.0 && x.is_finite() { x } else { fallback }
+}
+
+/// One generated observation set: lifetimes of a Weibull law at an extreme magnitude, each
+/// exact, interval-censored, right-censored or rounded to an extreme clock tick (some gaps
+/// forced to zero ticks), the mix of kinds itself drawn per set.
+fn extreme_observations(rng: &mut Pcg64Mcg) -> Vec<Observation> {
+    let magnitude_s = FIT_MAGNITUDES_S[rng.random_range(0..FIT_MAGNITUDES_S.len())];
+    let shape = FIT_SHAPES[rng.random_range(0..FIT_SHAPES.len())];
+    let tick = |rng: &mut Pcg64Mcg| {
+        let r = magnitude_s * FIT_RELATIVE_RESOLUTIONS[rng.random_range(0..FIT_RELATIVE_RESOLUTIONS.len())];
+        positive_or(r, magnitude_s)
+    };
+    let resolution_s = tick(rng);
+    // Weights of exact, interval, right-censored and rounded observations (all 0: rounded).
+    let weights: [u32; 4] = std::array::from_fn(|_| rng.random_range(0..4));
+    let total = weights.iter().sum::<u32>().max(1);
+    let (zero_share, other_tick_share) = (rng.random_range(0.0..1.0), rng.random_range(0.0..0.3));
+    let len = rng.random_range(2..=FIT_PROPERTY_MAX_LEN);
+    (0..len)
+        .map(|_| {
+            let u: f64 = 1.0 - rng.random::<f64>();
+            let x = positive_or(magnitude_s * (-u.ln()).powf(1.0 / shape), magnitude_s);
+            let pick = rng.random_range(0..total);
+            let kind = (0..weights.len()).find(|&i| pick < weights[..=i].iter().sum()).unwrap_or(3);
+            match kind {
+                0 => Observation::Exact(x),
+                1 => {
+                    let lo_s = if rng.random_bool(0.3) { 0.0 } else { x * rng.random_range(0.0..1.0) };
+                    let hi_s = if rng.random_bool(0.1) { f64::INFINITY } else { positive_or(x * 2.0, x) };
+                    if hi_s > lo_s { Observation::Interval { lo_s, hi_s } } else { Observation::Exact(x) }
+                }
+                2 => Observation::RightCensored(x),
+                _ => {
+                    let r = if rng.random_bool(other_tick_share) { tick(rng) } else { resolution_s };
+                    let ticks = if rng.random_bool(zero_share) { 0.0 } else { (x / r).floor() };
+                    // Past f64::MAX ticks, the gap itself stands for a whole number of them.
+                    let g = ticks * r;
+                    Observation::Rounded { recorded_s: if g.is_finite() { g } else { x }, resolution_s: r }
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn fit_is_none_or_finite_at_any_scale_and_resolution() {
+    let mut rng = Pcg64Mcg::seed_from_u64(FIT_PROPERTY_SEED);
+    let mut fitted = 0;
+    for case in 0..FIT_PROPERTY_CASES {
+        let obs = extreme_observations(&mut rng);
+        let fit = trace::fit_weibull(&obs);
+        fitted += usize::from(fit.is_some());
+        assert_finite_fit(fit, &|| format!("case {case}: {obs:?}"));
+    }
+    eprintln!("fit property: {FIT_PROPERTY_CASES} sets, {fitted} fitted");
+    assert!(fitted >= FIT_PROPERTY_CASES / 10, "only {fitted} fitted");
+}
+
+/// Four zero gaps and one of a tick: the likelihood depends only on the law's mean below
+/// one tick, so it is flat along a ridge toward a point mass at a fifth of the tick. The
+/// fit used to stop on that ridge (shape 2.15 ± 5532 at 60 s).
+#[test]
+fn gaps_of_at_most_one_tick_have_no_maximum() {
+    for tick_s in [60.0, 1e9, 1e-100] {
+        let obs: Vec<Observation> = [1.0, 0.0, 0.0, 0.0, 0.0]
+            .iter()
+            .map(|&ticks| Observation::Rounded { recorded_s: ticks * tick_s, resolution_s: tick_s })
+            .collect();
+        assert_eq!(trace::fit_weibull(&obs), None, "tick {tick_s} s");
+    }
+}
+
+/// Sets for which the fit used to return a scale of 0 or ∞, or infinite standard errors.
+#[test]
+fn no_maximum_or_an_unrepresentable_law_gives_none() {
+    let cases: [(&str, Vec<Observation>); 3] = [
+        (
+            // Both below tiny bounds: the likelihood rises toward scale 0 (was scale 0).
+            "all mass below every bound",
+            vec![
+                Observation::Interval { lo_s: 0.0, hi_s: 2.524_966_199_167_166_4e-300 },
+                Observation::Interval { lo_s: 0.0, hi_s: 1.145_506_511_967_390_8e-300 },
+            ],
+        ),
+        (
+            // Every probability rounds to 1 (was shape 1.21 ± 4e36, scale error ∞).
+            "zero gaps of huge ticks and shorter censored tails",
+            [0.0, 1.068_313_597_493_055_4e182, 9.716_719_532_027_654e209, 0.0, 0.0, 6.977_422_229_073_044e203, 0.0]
+                .iter()
+                .map(|&c| {
+                    if c > 0.0 {
+                        Observation::RightCensored(c)
+                    } else {
+                        Observation::Rounded { recorded_s: 0.0, resolution_s: 1e300 }
+                    }
+                })
+                .collect(),
+        ),
+        (
+            // A maximum at shape 0.13 whose scale overflows a double (was scale ∞).
+            "a scale beyond f64::MAX",
+            vec![
+                Observation::Interval { lo_s: 0.0, hi_s: 1.102_807_568_324_872_8e307 },
+                Observation::RightCensored(4.339_232_350_461_581_5e307),
+                Observation::RightCensored(1.228_587_390_884_702_3e306),
+            ],
+        ),
+    ];
+    for (what, obs) in cases {
+        assert_eq!(trace::fit_weibull(&obs), None, "{what}");
+    }
+}
+
+/// A shape of 0.0056 at 1e−20 s: Γ(1 + 1/k) overflows but the mean (≈ 1e264 s) does not
+/// (it was ∞).
+#[test]
+fn a_tiny_shape_keeps_a_finite_mean() {
+    let obs = [
+        Observation::Exact(1.170_929_810_690_247_5e-20),
+        Observation::Rounded { recorded_s: 0.0, resolution_s: 1e-120 },
+        Observation::Rounded { recorded_s: 0.0, resolution_s: 1e-120 },
+        Observation::Exact(2.503_284_450_685_326e-20),
+    ];
+    let fit = trace::fit_weibull(&obs).expect("a fit");
+    assert_finite_fit(Some(fit), &|| format!("{obs:?}"));
+    let ln_mean = fit.scale_s.ln() + statrs::function::gamma::ln_gamma(1.0 + 1.0 / fit.shape);
+    assert!(fit.shape < 0.01 && (fit.mean_s.ln() - ln_mean).abs() < 1e-9 * ln_mean.abs(), "{fit:?}");
+}
+
+/// Ticks far finer than the gaps: the fit is the exact one, the log-likelihood that plus
+/// n ln r (at 1e−15 s the one-tick intervals used to round to nothing and the fit fail).
+#[test]
+fn ticks_far_finer_than_the_gaps_fit_as_exact() {
+    const GAPS_S: [f64; 6] = [1234.5, 20.25, 7777.0, 300.125, 45.5, 999.0];
+    /// Agreement with the exact fit (relative).
+    const RTOL: f64 = 1e-9;
+    let exact: Vec<Observation> = GAPS_S.iter().map(|&g| Observation::Exact(g)).collect();
+    let want = trace::fit_weibull(&exact).expect("a fit");
+    for tick_s in [1e-9, 1e-15, 1e-300] {
+        let obs: Vec<Observation> =
+            GAPS_S.iter().map(|&g| Observation::Rounded { recorded_s: g, resolution_s: tick_s }).collect();
+        let got = trace::fit_weibull(&obs).unwrap_or_else(|| panic!("no fit at {tick_s} s"));
+        let close = |a: f64, b: f64| (a - b).abs() <= RTOL * b.abs();
+        let ll = want.log_likelihood + GAPS_S.len() as f64 * tick_s.ln();
+        assert!(
+            close(got.shape, want.shape) && close(got.scale_s, want.scale_s) && close(got.log_likelihood, ll),
+            "tick {tick_s} s: {got:?}, want {want:?} with log-likelihood {ll}"
+        );
+    }
 }
 
 // ───────────────────────────── malformed input ─────────────────────────────
