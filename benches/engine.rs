@@ -17,6 +17,7 @@
 //!   `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
 //! - `play + Periodic @ T`: the per-segment path on the same replications;
 //! - `play_periodic @ T/8`: the fast path with eight times as many checkpoints;
+//! - `play + Periodic @ T/8`: the per-segment path there (measurement 3 at T/8, informative);
 //! - `draws alone`: the fast path's replications without the engine: each builds its stream
 //!   and pulls exactly the failures the fast path pulled from it. It is the floor under any
 //!   engine on these streams, printed as bounds on measurements 2 and 3;
@@ -321,8 +322,8 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     let point = BenchPoint::new();
     let scenario_point = point.find_in(scenario);
     let (job, law, young_s) = (&point.job, &point.law, point.young_s);
-    let (fast_young, slow_young, fast_eighth) =
-        (fast(job, young_s), per_segment(job, young_s), fast(job, young_s / 8.0));
+    let (fast_young, slow_young, fast_eighth, slow_eighth) =
+        (fast(job, young_s), per_segment(job, young_s), fast(job, young_s / 8.0), per_segment(job, young_s / 8.0));
 
     // The block of replications every engine variant plays in a round.
     let probe = CALIBRATION_ROUND << 32;
@@ -330,6 +331,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         &|n| play_reps(law, probe..probe + n, 1, &fast_young),
         &|n| play_reps(law, probe..probe + n, 1, &slow_young),
         &|n| play_reps(law, probe..probe + n, 1, &fast_eighth),
+        &|n| play_reps(law, probe..probe + n, 1, &slow_eighth),
     ]);
     let block = ((target_s / secs_per_rep).round() as u64).max(64);
     let block_of = move |round: u64| round * block..(round + 1) * block;
@@ -362,6 +364,9 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Variant::new("play_periodic @ T/8", "reps", |round, passes| {
             play_reps(law, block_of(round), passes, &fast_eighth)
         }),
+        Variant::new("play + Periodic @ T/8", "reps", |round, passes| {
+            play_reps(law, block_of(round), passes, &slow_eighth)
+        }),
         Variant::new("draws alone (no engine)", "reps", |round, passes| {
             // The calibration round has no recorded counts: it borrows round 0's.
             let round = if round == CALIBRATION_ROUND { 0 } else { round };
@@ -382,7 +387,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         }
     }
 
-    let [exp1, fast_t, slow_t, fast_t8, alone, run] = &variants;
+    let [exp1, fast_t, slow_t, fast_t8, slow_t8, alone, run] = &variants;
     let layout = ChunkLayout::new(job.work_s, young_s);
     println!();
     println!(
@@ -454,6 +459,11 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Target::AtMost(1.5),
     );
     info("   failures / replication @ T/8", &format!("{:.3}", fast_t8.failures_per_unit()));
+    ratio(
+        "   speed play_periodic ÷ play + Periodic @ T/8 (as 3)",
+        (&fast_t8.unit_rates(), &slow_t8.unit_rates()),
+        Target::Info,
+    );
     ratio(
         "   bound on 2 for any engine: draws alone, per failure",
         (&exp1.unit_rates(), &alone.failure_rates()),
