@@ -456,7 +456,8 @@ fn write_outputs(
     };
     stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
     if format == Format::Table {
-        writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())?;
+        writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())
+            .context("writing to stdout")?;
     }
     Ok(())
 }
@@ -550,7 +551,7 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         Format::Csv => csv,
         Format::Json => json,
     };
-    std::io::stdout().write_all(shown.as_bytes())?;
+    std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
     Ok(())
 }
 
@@ -573,7 +574,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
     let stats: Vec<trace::SystemStats> = systems.iter().map(|s| trace::system_stats(s)).collect();
     if args.fragment {
         let text = trace::fragment(&stats[0], &args.log.display().to_string())?;
-        std::io::stdout().write_all(text.as_bytes())?;
+        std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
         return Ok(());
     }
     std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
@@ -588,7 +589,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         Format::Csv => csv,
         _ => trace::stats_table(&stats),
     };
-    std::io::stdout().write_all(shown.as_bytes())?;
+    std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
     Ok(())
 }
 
@@ -600,7 +601,7 @@ fn cmd_validate(args: &ValidateArgs) -> anyhow::Result<()> {
     let results = pool.install(|| crate::validate::run(budget, args.seed, &|name| bar.set_message(name.to_string())));
     bar.finish_and_clear();
     let results = results.context("running the validation suite")?;
-    std::io::stdout().write_all(crate::validate::table(&results).as_bytes())?;
+    std::io::stdout().write_all(crate::validate::table(&results).as_bytes()).context("writing to stdout")?;
     let failed = results.iter().filter(|r| !r.passed()).count();
     if failed > 0 {
         return Err(anyhow::anyhow!(
@@ -693,7 +694,7 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
         }
         Format::Table | Format::Markdown => formula_table(&job, mtbf_s, &rows),
     };
-    std::io::stdout().write_all(text.as_bytes())?;
+    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
     Ok(())
 }
 

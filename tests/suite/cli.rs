@@ -108,3 +108,34 @@ fn unwritable_out_is_a_clear_error() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// A full stdout (Linux's /dev/full answers every write with ENOSPC): a clear error, exit 1,
+/// no panic; `run` has written its result files before showing them.
+#[test]
+fn a_full_stdout_is_a_clear_error() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["run", "scenarios/young-daly.toml", "--reps", "10", "--out", out],
+        &["formulas", "--checkpoint", "2min", "--mtbf", "3h"],
+        &["validate", "--quick"],
+        &["efficiency", "scenarios/small-schedule.toml", "--reps", "4", "--out", out],
+    ];
+    for args in cases {
+        let o = super::bin()
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .expect("the binary runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("writing to stdout") && err.contains("No space left"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(tmp.path().join("young-daly.csv").exists() && tmp.path().join("young-daly.json").exists());
+}
