@@ -266,9 +266,9 @@ pub fn play<P: Policy, S: FailureStream>(
 /// [`Periodic`](crate::policy::Periodic) on the same stream, and the same wall time up to
 /// rounding: it multiplies where [`play`] adds chunk after chunk.
 ///
-/// Every failure is pulled from one place in the loop and the state lives in locals, not in
-/// a struct behind a reference: the compiler then keeps it in registers, which is most of
-/// this path's speed (benches/engine.rs).
+/// The state lives in locals rather than in a struct behind a reference, and on the common
+/// path failures are pulled in one place (the recovery loop), so the stream's inlined draw
+/// appears once in the hot loop (benches/engine.rs measures the path).
 pub fn play_periodic<S: FailureStream>(
     job: &Job,
     layout: &ChunkLayout,
