@@ -13,9 +13,9 @@
 //! - `Exp1 draws`: the baseline, a loop summing `rand_distr::Exp1` samples from a
 //!   `rand_pcg::Pcg64Mcg`;
 //! - `play_periodic @ T`: the fast path, one replication after another exactly as
-//!   [`runner::replicate`] plays them: a fresh failure stream per replication from
-//!   `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
-//! - `play + Periodic @ T`: the per-segment path on the same replications;
+//!   [`runner::replicate`] plays them (`runner::play_periodic`): a fresh Poisson stream per
+//!   replication from `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
+//! - `play + Periodic @ T`: the per-segment path on the same streams;
 //! - `play_periodic @ T/8`: the fast path with eight times as many checkpoints;
 //! - `play + Periodic @ T/8`: the per-segment path there (measurement 3 at T/8, informative);
 //! - `draws alone`: the fast path's replications without the engine: each builds its stream
@@ -50,8 +50,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
-use ckptsim::engine::{self, EngineError, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
-use ckptsim::failure::{FailureModel, FailureStream, Stream};
+use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
+use ckptsim::failure::{ExponentialStream, FailureStream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner;
 use ckptsim::scenario::{self, Scenario};
@@ -81,10 +81,9 @@ fn main() {
     pool.install(|| bench(&scenario, rounds, target_s));
 }
 
-/// The benchmark point: the job, its failure law and Young's interval.
+/// The benchmark point: the job and Young's interval (the failures: Poisson at `MTBF_S`).
 struct BenchPoint {
     job: Job,
-    law: FailureModel,
     young_s: f64,
 }
 
@@ -101,46 +100,44 @@ impl BenchPoint {
             on_failure: OnFailure::Restart,
         };
         let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
-        BenchPoint { job, law: FailureModel::Poisson { mtbf_s: MTBF_S }, young_s }
+        BenchPoint { job, young_s }
     }
 
     /// Asserts that `scenario` holds this point (so [`runner::replicate`] can check the loop).
     fn find_in<'a>(&self, scenario: &'a Scenario) -> &'a scenario::Point {
         let point = scenario.points.iter().find(|p| p.job == self.job && p.factor == 1.0);
         let point = point.unwrap_or_else(|| panic!("{SCENARIO} has no point with factor 1 and job {:?}", self.job));
-        // Any exponential model is the same Poisson stream (per-node with one node included).
-        assert!(point.failures.is_poisson(), "{SCENARIO} moved the benchmark point: not Poisson");
+        // The runner builds the bench's stream: a Poisson stream of this MTBF.
         assert_eq!(
-            (point.failures.mtbf_s(), point.interval_s),
-            (self.law.mtbf_s(), self.young_s),
-            "{SCENARIO} moved the benchmark point"
+            point.failures.exponential_stream_mtbf_s(),
+            Some(MTBF_S),
+            "{SCENARIO} moved the benchmark point: not Poisson at M = {MTBF_S} s"
         );
+        assert_eq!(point.interval_s, self.young_s, "{SCENARIO} moved the benchmark point");
         point
     }
 }
 
-/// One replication, as the runner plays it: a fresh stream from (seed, rep), then `play`.
+/// Replication `rep`'s failure stream, as the runner builds it for this Poisson point.
 #[inline]
-fn replicate(law: &FailureModel, rep: u64, play: &impl Fn(&mut Stream) -> Result<Record, EngineError>) -> Record {
-    let mut stream = law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM), 0.0);
-    play(&mut stream).expect("the benchmark point finishes")
+fn stream(rep: u64) -> ExponentialStream {
+    ExponentialStream::new(MTBF_S, runner::stream_rng(SEED, rep, runner::FAILURE_STREAM))
 }
 
-/// The fast path at `interval_s`, as the runner calls it (it lays out the chunks in every
-/// replication, and dispatches on the stream's kind once).
-fn fast(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
-    move |s| engine::play_periodic_on(job, &ChunkLayout::new(job.work_s, interval_s), s, Limits::default())
+/// The fast path at `interval_s`, exactly as the runner calls it (it lays out the chunks in
+/// every replication, and builds the stream itself).
+fn fast(point: &scenario::Point, interval_s: f64) -> impl Fn(u64) -> Record + '_ {
+    move |rep| {
+        let layout = ChunkLayout::new(point.job.work_s, interval_s);
+        runner::play_periodic(point, &layout, SEED, rep).expect("the benchmark point finishes")
+    }
 }
 
-/// The per-segment path at `interval_s`, dispatched on the stream's kind like the fast path
-/// so that both run on the same monomorphic stream.
-fn per_segment(job: &Job, interval_s: f64) -> impl Fn(&mut Stream) -> Result<Record, EngineError> + '_ {
-    move |s| {
+/// The per-segment path at `interval_s`, on the same stream.
+fn per_segment(job: &Job, interval_s: f64) -> impl Fn(u64) -> Record + '_ {
+    move |rep| {
         let policy = Periodic::new(job.work_s, interval_s);
-        match s {
-            Stream::Exponential(e) => engine::play(job, &policy, e, Limits::default()),
-            other => engine::play(job, &policy, other, Limits::default()),
-        }
+        engine::play(job, &policy, &mut stream(rep), Limits::default()).expect("the benchmark point finishes")
     }
 }
 
@@ -188,16 +185,11 @@ struct Work {
 }
 
 /// Plays replications `reps` `passes` times over; returns the work done.
-fn play_reps(
-    law: &FailureModel,
-    reps: Range<u64>,
-    passes: u64,
-    play: &impl Fn(&mut Stream) -> Result<Record, EngineError>,
-) -> Work {
+fn play_reps(reps: Range<u64>, passes: u64, play: &impl Fn(u64) -> Record) -> Work {
     let mut failures = 0;
     for _ in 0..passes {
         for rep in reps.clone() {
-            failures += black_box(replicate(law, rep, play)).failures;
+            failures += black_box(play(rep)).failures;
         }
     }
     Work { units: passes * (reps.end - reps.start), failures }
@@ -207,16 +199,12 @@ fn play_reps(
 /// builds its stream as the runner does and pulls as many failures as the fast path pulled
 /// (`pulls`: pulled and striking, per replication). No engine can do less on these streams,
 /// so this bounds what any fast path could reach in measurements 2 and 3.
-fn draws_alone(law: &FailureModel, reps: Range<u64>, pulls: &[(u32, u32)], passes: u64) -> Work {
+fn draws_alone(reps: Range<u64>, pulls: &[(u32, u32)], passes: u64) -> Work {
     let mut failures = 0;
     let mut sum_s = 0.0_f64;
     for _ in 0..passes {
         for (rep, &(pulled, struck)) in reps.clone().zip(pulls) {
-            // Dispatched on the stream's kind once, like the engine (`play_periodic_on`).
-            sum_s += match law.stream(runner::stream_rng(SEED, rep, runner::FAILURE_STREAM), 0.0) {
-                Stream::Exponential(mut e) => pull(&mut e, pulled),
-                mut other => pull(&mut other, pulled),
-            };
+            sum_s += pull(&mut stream(rep), pulled);
             failures += u64::from(struck);
         }
     }
@@ -321,17 +309,21 @@ fn slowest_secs_per_rep(plays: &[&dyn Fn(u64) -> Work]) -> f64 {
 fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     let point = BenchPoint::new();
     let scenario_point = point.find_in(scenario);
-    let (job, law, young_s) = (&point.job, &point.law, point.young_s);
-    let (fast_young, slow_young, fast_eighth, slow_eighth) =
-        (fast(job, young_s), per_segment(job, young_s), fast(job, young_s / 8.0), per_segment(job, young_s / 8.0));
+    let (job, young_s) = (&point.job, point.young_s);
+    let (fast_young, slow_young, fast_eighth, slow_eighth) = (
+        fast(scenario_point, young_s),
+        per_segment(job, young_s),
+        fast(scenario_point, young_s / 8.0),
+        per_segment(job, young_s / 8.0),
+    );
 
     // The block of replications every engine variant plays in a round.
     let probe = CALIBRATION_ROUND << 32;
     let secs_per_rep = slowest_secs_per_rep(&[
-        &|n| play_reps(law, probe..probe + n, 1, &fast_young),
-        &|n| play_reps(law, probe..probe + n, 1, &slow_young),
-        &|n| play_reps(law, probe..probe + n, 1, &fast_eighth),
-        &|n| play_reps(law, probe..probe + n, 1, &slow_eighth),
+        &|n| play_reps(probe..probe + n, 1, &fast_young),
+        &|n| play_reps(probe..probe + n, 1, &slow_young),
+        &|n| play_reps(probe..probe + n, 1, &fast_eighth),
+        &|n| play_reps(probe..probe + n, 1, &slow_eighth),
     ]);
     let block = ((target_s / secs_per_rep).round() as u64).max(64);
     let block_of = move |round: u64| round * block..(round + 1) * block;
@@ -344,11 +336,11 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     let mut pulls: Vec<(u32, u32)> = Vec::with_capacity(rounds * block as usize);
     for round in 0..rounds as u64 {
         for rep in block_of(round) {
-            let record = replicate(law, rep, &fast_young);
+            let record = fast_young(rep);
             // The first pending failure, and one more for each failure consumed.
             let pulled = 1 + record.failures + record.ignored_failures;
             pulls.push((pulled.try_into().expect("few failures"), record.failures.try_into().expect("few failures")));
-            agreement.check(rep, &record, &replicate(law, rep, &slow_young));
+            agreement.check(rep, &record, &slow_young(rep));
             if round == 0 {
                 assert_eq!(Ok(record), runner::replicate(scenario_point, SEED, rep), "replication {rep}");
             }
@@ -357,20 +349,14 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
 
     let mut variants = [
         Variant::new("Exp1 draws (baseline)", "draws", exp1_draws),
-        Variant::new("play_periodic @ T", "reps", |round, passes| play_reps(law, block_of(round), passes, &fast_young)),
-        Variant::new("play + Periodic @ T", "reps", |round, passes| {
-            play_reps(law, block_of(round), passes, &slow_young)
-        }),
-        Variant::new("play_periodic @ T/8", "reps", |round, passes| {
-            play_reps(law, block_of(round), passes, &fast_eighth)
-        }),
-        Variant::new("play + Periodic @ T/8", "reps", |round, passes| {
-            play_reps(law, block_of(round), passes, &slow_eighth)
-        }),
+        Variant::new("play_periodic @ T", "reps", |round, passes| play_reps(block_of(round), passes, &fast_young)),
+        Variant::new("play + Periodic @ T", "reps", |round, passes| play_reps(block_of(round), passes, &slow_young)),
+        Variant::new("play_periodic @ T/8", "reps", |round, passes| play_reps(block_of(round), passes, &fast_eighth)),
+        Variant::new("play + Periodic @ T/8", "reps", |round, passes| play_reps(block_of(round), passes, &slow_eighth)),
         Variant::new("draws alone (no engine)", "reps", |round, passes| {
             // The calibration round has no recorded counts: it borrows round 0's.
             let round = if round == CALIBRATION_ROUND { 0 } else { round };
-            draws_alone(law, block_of(round), &pulls[(round * block) as usize..][..block as usize], passes)
+            draws_alone(block_of(round), &pulls[(round * block) as usize..][..block as usize], passes)
         }),
         Variant::new("runner::run_range, 15 points", "reps", |round, reps| {
             let start = (round + 1) << 32;

@@ -144,22 +144,33 @@ impl FailureModel {
         }
     }
 
+    /// The mean time between failures (s) of the model's stream when [`Self::stream`] makes
+    /// it an [`ExponentialStream`] (Poisson failures, or a cohort platform all of whose
+    /// classes fail exponentially: a superposition of Poisson processes is Poisson); `None`
+    /// for every other stream. Callers that build the stream themselves from this get the
+    /// same failure times as [`Self::stream`] without its enum.
+    pub fn exponential_stream_mtbf_s(&self) -> Option<f64> {
+        match self {
+            FailureModel::Poisson { mtbf_s } => Some(*mtbf_s),
+            FailureModel::Platform { sampler: Sampler::Cohort, .. } if self.is_poisson() => Some(self.mtbf_s()),
+            _ => None,
+        }
+    }
+
     /// The stream of one replication, drawing from `rng` (its failure sub-stream); with
     /// repairs of `downtime_s` (s) for job-level renewal. Two calls with RNGs in the same
     /// state give identical streams.
     pub fn stream(&self, rng: Pcg64Mcg, downtime_s: f64) -> Stream {
+        if let Some(mtbf_s) = self.exponential_stream_mtbf_s() {
+            return Stream::Exponential(ExponentialStream::new(mtbf_s, rng));
+        }
         match self {
             FailureModel::Poisson { mtbf_s } => Stream::Exponential(ExponentialStream::new(*mtbf_s, rng)),
             FailureModel::JobRenewal { law, start } => {
                 Stream::JobRenewal(JobRenewalStream::new(law.clone(), *start, downtime_s, rng))
             }
             FailureModel::Platform { classes, start, sampler: Sampler::Cohort } => {
-                if self.is_poisson() {
-                    // A superposition of Poisson processes is Poisson.
-                    Stream::Exponential(ExponentialStream::new(self.mtbf_s(), rng))
-                } else {
-                    Stream::Cohort(CohortStream::new(classes.clone(), *start, rng))
-                }
+                Stream::Cohort(CohortStream::new(classes.clone(), *start, rng))
             }
             FailureModel::Platform { classes, start, sampler: Sampler::PerNode } => {
                 Stream::NodeHeap(NodeHeapStream::new(classes.clone(), *start, rng))
@@ -221,12 +232,13 @@ impl FailureStream for Stream {
 #[derive(Debug, Clone)]
 pub struct ExponentialStream {
     mtbf_s: f64,
-    /// Failure times drawn ahead (s); `ahead_s[next..drawn]` are still to come.
+    /// Failure times drawn ahead (s); `ahead_s[next..]` are still to come. A batch fills the
+    /// end of the array, so one comparison (`next` against its length) both finds the next
+    /// time and tells when to draw more.
     ahead_s: [f64; ExponentialStream::AHEAD],
     next: usize,
-    drawn: usize,
-    /// Size of the first batch, 1..=AHEAD.
-    first_batch: usize,
+    /// Size of the next batch, 1..=AHEAD ([`Self::AHEAD`] after the first).
+    batch: usize,
     /// Time of the last failure drawn (s).
     now_s: f64,
     rng: Pcg64Mcg,
@@ -245,22 +257,23 @@ impl ExponentialStream {
     /// start and [`Self::AHEAD`] at a time after that: for jobs expected to see about
     /// `first_batch` failures or fewer.
     pub fn with_first_batch(mtbf_s: f64, rng: Pcg64Mcg, first_batch: usize) -> Self {
-        let first_batch = first_batch.clamp(1, Self::AHEAD);
-        ExponentialStream { mtbf_s, ahead_s: [0.0; Self::AHEAD], next: 0, drawn: 0, first_batch, now_s: 0.0, rng }
+        let batch = first_batch.clamp(1, Self::AHEAD);
+        ExponentialStream { mtbf_s, ahead_s: [0.0; Self::AHEAD], next: Self::AHEAD, batch, now_s: 0.0, rng }
     }
 
-    /// Draws the next batch of times.
+    /// Draws the next batch of times and returns the first of them, consumed.
     // Marked cold although it runs every eighth pull: measured, the hint keeps the engine's
     // loop free of the batch loop's registers, which is what the batching is for.
     #[cold]
     #[inline(never)]
-    fn refill(&mut self) {
-        let batch = if self.drawn == 0 { self.first_batch } else { Self::AHEAD };
+    fn refill(&mut self) -> f64 {
+        let start = Self::AHEAD - self.batch;
+        self.batch = Self::AHEAD;
         // Gaps first, then their running sum: the generator and the sum then stay in
         // registers (the draw's rare slow branch calls libm, which would spill a sum kept
         // across it); the times are the same as those of one loop.
         let mut rng = self.rng.clone();
-        let ahead = &mut self.ahead_s[..batch];
+        let ahead = &mut self.ahead_s[start..];
         for slot in ahead.iter_mut() {
             *slot = Exp1.sample(&mut rng);
         }
@@ -271,19 +284,21 @@ impl ExponentialStream {
             *slot = now_s;
         }
         self.now_s = now_s;
-        self.drawn = batch;
-        self.next = 0;
+        self.next = start + 1;
+        self.ahead_s[start]
     }
 }
 
 impl FailureStream for ExponentialStream {
     #[inline]
     fn next_failure(&mut self) -> Failure {
-        if self.next >= self.drawn {
-            self.refill();
-        }
-        let time_s = self.ahead_s[self.next];
-        self.next += 1;
+        let time_s = match self.ahead_s.get(self.next) {
+            Some(&time_s) => {
+                self.next += 1;
+                time_s
+            }
+            None => self.refill(),
+        };
         Failure { time_s, scope: FailureScope::Job }
     }
 }
@@ -529,12 +544,25 @@ impl Failures {
             && self.burst.is_none_or(|b| b.branching == 0.0)
     }
 
+    /// Whether the job's failures are its base model's alone (no domains, random events or
+    /// bursts), so that its stream is the base model's stream.
+    fn is_base_only(&self) -> bool {
+        self.domains.is_empty() && self.random.is_none() && self.burst.is_none()
+    }
+
+    /// The mean time between failures (s) of the job's stream when [`Self::stream`] makes it
+    /// an [`ExponentialStream`] drawing from the replication's failure sub-stream
+    /// ([`FailureModel::exponential_stream_mtbf_s`]); `None` otherwise.
+    pub fn exponential_stream_mtbf_s(&self) -> Option<f64> {
+        if self.is_base_only() { self.base.exponential_stream_mtbf_s() } else { None }
+    }
+
     /// The stream of replication `rep` under master seed `seed`, with repairs of
     /// `downtime_s` (s) for job-level renewal.
     pub fn stream(&self, seed: u64, rep: u64, downtime_s: f64) -> Stream {
         use crate::runner::{FAILURE_STREAM, stream_rng};
         let base = self.base.stream(stream_rng(seed, rep, FAILURE_STREAM), downtime_s);
-        if self.domains.is_empty() && self.random.is_none() && self.burst.is_none() {
+        if self.is_base_only() {
             return base;
         }
         let mut parts = vec![base];

@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use crate::analytic;
-use crate::engine::{Exposure, Limits};
+use crate::engine::Exposure;
 use crate::error::{Error, Result};
 use crate::policy::ChunkLayout;
 use crate::scenario::Point;
@@ -104,8 +104,7 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
         let overheads: Vec<f64> = (0..reps)
             .into_par_iter()
             .map(|rep| {
-                let mut stream = point.failures.stream(seed, rep, point.job.downtime_s);
-                crate::engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default())
+                crate::runner::play_periodic(point, &layout, seed, rep)
                     .map(|r| r.wall_s / point.job.work_s - 1.0)
                     .map_err(|source| Error::Engine { point: point.index, source })
             })

@@ -98,3 +98,81 @@ fn failure_exactly_at_a_boundary_is_treated_alike() {
         assert_eq!(fast.unwrap(), slow.unwrap(), "{times:?}");
     }
 }
+
+/// The runner builds a Poisson stream itself, without the `Stream` enum
+/// (`runner::play_periodic`): it must be exactly the stream `Failures::stream` gives, and give
+/// the same records. Checked on every kind of model the example scenarios hold, including a
+/// platform of exponential nodes (Poisson by superposition) and models that are not Poisson.
+#[test]
+fn the_runner_s_own_poisson_stream_is_the_models_stream() {
+    use ckptsim::failure::{FailureStream, Stream};
+    use ckptsim::runner::{self, FAILURE_STREAM};
+    /// Failure times compared per replication.
+    const TIMES: usize = 60;
+    /// Replications per point.
+    const REPS: u64 = 20;
+    let exponential_platform = super::inline(
+        r#"
+[job]
+work = "2e5 s"
+nodes = 64
+checkpoint = "2 min"
+restart = "10 min"
+[failures]
+law = "exponential"
+mtbf = "3.1 h"
+[policy]
+interval = "young"
+"#,
+    );
+    let mut kinds = (0, 0);
+    let files = [
+        "young-daly.toml",
+        "daly-2006.toml",
+        "weibull-job.toml",
+        "weibull-platform.toml",
+        "rack-events.toml",
+        "bursts.toml",
+    ];
+    let scenarios = files.iter().map(|f| super::load(&format!("scenarios/{f}"), &[])).chain([exponential_platform]);
+    for sc in scenarios {
+        for point in &sc.points {
+            let layout = ChunkLayout::new(point.job.work_s, point.interval_s);
+            for rep in 0..REPS {
+                let mut stream = point.failures.stream(sc.run.seed, rep, point.job.downtime_s);
+                match (point.failures.exponential_stream_mtbf_s(), &stream) {
+                    (Some(mtbf_s), Stream::Exponential(_)) => {
+                        kinds.0 += 1;
+                        let mut own = ExponentialStream::new(mtbf_s, stream_rng(sc.run.seed, rep, FAILURE_STREAM));
+                        let mut model = stream.clone();
+                        for i in 0..TIMES {
+                            let (a, b) = (own.next_failure().time_s, model.next_failure().time_s);
+                            assert_eq!(
+                                a.to_bits(),
+                                b.to_bits(),
+                                "{}: point {}, rep {rep}, time {i}",
+                                sc.name,
+                                point.index
+                            );
+                        }
+                    }
+                    (None, Stream::Exponential(_)) => {
+                        // A Poisson stream merged or thinned elsewhere is not the model's own.
+                        panic!("{}: point {} has an exponential stream the runner does not build", sc.name, point.index)
+                    }
+                    (Some(_), _) => panic!("{}: point {} is not an exponential stream", sc.name, point.index),
+                    (None, _) => kinds.1 += 1,
+                }
+                let expected = engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default());
+                assert_eq!(
+                    runner::play_periodic(point, &layout, sc.run.seed, rep),
+                    expected,
+                    "{}: point {}",
+                    sc.name,
+                    point.index
+                );
+            }
+        }
+    }
+    assert!(kinds.0 > 0 && kinds.1 > 0, "both kinds of stream are covered: {kinds:?}");
+}
