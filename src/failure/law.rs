@@ -21,6 +21,11 @@ pub const LOGNORMAL_SIGMA_RANGE: (f64, f64) = (1e-3, 10.0);
 /// Gamma shapes accepted.
 pub const GAMMA_SHAPE_RANGE: (f64, f64) = (1e-3, 1e4);
 
+/// Newton's method for Λ⁻¹ stops once its step in ln x is at most this: the error after a
+/// step Δ is about (φ''/2φ')·Δ² for φ(u) = ln Λ(eᵘ), whose curvature is of order one for
+/// every law here (ln Λ is nearly linear in ln x), so ≈ 1e-18, below one ulp of x.
+const NEWTON_CONVERGED: f64 = 1e-9;
+
 /// A lifetime law: the time to the next failure of one node (or of the job, for job-level
 /// renewal), every parameter in seconds.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,10 +381,22 @@ impl Law {
     /// S/(μ·S_e) for the equilibrium law; the derivative is `None` without a density.
     fn lambda_and_hazard(&self, x_s: f64, equilibrium: bool, mean_s: f64) -> (f64, Option<f64>) {
         if equilibrium {
-            let (s_e, f_e) = self.equilibrium_survival_cdf(x_s);
-            let h = match self {
-                Law::Exponential { mean_s } => 1.0 / mean_s,
-                _ => self.survival(x_s) / (mean_s * s_e),
+            let (s_e, f_e, h) = match self {
+                Law::Exponential { mean_s } => {
+                    let (s_e, f_e) = self.equilibrium_survival_cdf(x_s);
+                    (s_e, f_e, 1.0 / mean_s)
+                }
+                Law::Weibull { scale_s, shape } if x_s > 0.0 => {
+                    // One power for both tails (the values of `equilibrium_survival_cdf` and
+                    // `survival`): F_e = P(1/k, z) and S = e^{−z}, z = (x/η)^k.
+                    let z = (x_s / scale_s).powf(*shape);
+                    let (s_e, f_e) = reg_gamma_pair(1.0 / shape, z);
+                    (s_e, f_e, (-z).exp() / (mean_s * s_e))
+                }
+                _ => {
+                    let (s_e, f_e) = self.equilibrium_survival_cdf(x_s);
+                    (s_e, f_e, self.survival(x_s) / (mean_s * s_e))
+                }
             };
             (cum_hazard_from(s_e, f_e), Some(h))
         } else {
@@ -392,13 +409,14 @@ impl Law {
     /// Solves Λ(x) = y (or Λ_e with `equilibrium`) from a starting guess: Newton's method
     /// on ln Λ against ln x with the hazard as derivative, nearly linear for every law
     /// (Λ ∝ x^k near 0), safeguarded by a bracket (bisection whenever a step leaves it),
-    /// stopped once |Λ − y| is a few ulps of y.
+    /// stopped once |Λ − y| is a few ulps of y or the Newton step in ln x is at most
+    /// [`NEWTON_CONVERGED`].
     fn refine_inverse(&self, y: f64, guess_s: f64, equilibrium: bool) -> f64 {
         if y <= 0.0 {
             return 0.0;
         }
         let mean_s = self.mean_s();
-        let tol = 4.0 * f64::EPSILON * y;
+        let (tol, ln_y) = (4.0 * f64::EPSILON * y, y.ln());
         let mut u = if guess_s.is_finite() && guess_s > 0.0 { guess_s.ln() } else { mean_s.ln() };
         // Bracket [lo, hi] in ln x with Λ(lo) < y ≤ Λ(hi), narrowed as evaluations show.
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
@@ -415,8 +433,12 @@ impl Law {
                 hi = hi.min(u);
             }
             let newton =
-                hazard.filter(|_| big_lambda > 0.0).map(|h| u - (big_lambda.ln() - y.ln()) * big_lambda / (x * h));
+                hazard.filter(|_| big_lambda > 0.0).map(|h| u - (big_lambda.ln() - ln_y) * big_lambda / (x * h));
             u = match newton {
+                // Converged: the step left is below what the next step would correct (its
+                // error is of order the step squared), and below the noise of Λ itself at
+                // small y, where |Λ − y| may never reach a few ulps.
+                Some(n) if n.is_finite() && n > lo && n < hi && (n - u).abs() <= NEWTON_CONVERGED => return n.exp(),
                 Some(n) if n.is_finite() && n > lo && n < hi => n,
                 // Outside the bracket, or no derivative: bisect, or grow an open bracket.
                 _ => match (lo.is_finite(), hi.is_finite()) {
