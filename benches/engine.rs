@@ -60,7 +60,7 @@ use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;
 
 mod common;
-use common::{env_or, max, median, min, si};
+use common::{Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, si};
 
 /// The scenario the benchmark point comes from, relative to the crate root.
 const SCENARIO: &str = "scenarios/young-daly.toml";
@@ -184,6 +184,28 @@ struct Work {
     failures: u64,
 }
 
+impl Tally for Work {
+    fn add(&mut self, other: Work) {
+        self.units += other.units;
+        self.failures += other.failures;
+    }
+}
+
+/// Per measured round of `v`: units per second.
+fn unit_rates(v: &Variant<'_, Work>) -> Vec<f64> {
+    v.rates(|w| w.units as f64)
+}
+
+/// Per measured round of `v`: failures per second.
+fn failure_rates(v: &Variant<'_, Work>) -> Vec<f64> {
+    v.rates(|w| w.failures as f64)
+}
+
+/// Failures per unit of work over every measured round of `v`.
+fn failures_per_unit(v: &Variant<'_, Work>) -> f64 {
+    v.total.failures as f64 / v.total.units as f64
+}
+
 /// Plays replications `reps` `passes` times over; returns the work done.
 fn play_reps(reps: Range<u64>, passes: u64, play: &impl Fn(u64) -> Record) -> Work {
     let mut failures = 0;
@@ -228,63 +250,6 @@ fn exp1_draws(seed: u64, draws: u64) -> Work {
     }
     black_box(sum);
     Work { units: draws, failures: 0 }
-}
-
-/// A measured variant: `run(round, size)` does `size` steps of work for round `round`.
-struct Variant<'a> {
-    name: &'static str,
-    unit: &'static str,
-    run: Box<dyn Fn(u64, u64) -> Work + 'a>,
-    /// Steps per round, from [`Variant::calibrate`].
-    size: u64,
-    /// Per round: units per second and failures per second.
-    rates: Vec<(f64, f64)>,
-    total: Work,
-}
-
-impl<'a> Variant<'a> {
-    fn new(name: &'static str, unit: &'static str, run: impl Fn(u64, u64) -> Work + 'a) -> Self {
-        Variant { name, unit, run: Box::new(run), size: 1, rates: vec![], total: Work::default() }
-    }
-
-    fn timed(&self, round: u64, size: u64) -> (Work, f64) {
-        let start = Instant::now();
-        let work = (self.run)(round, size);
-        (work, start.elapsed().as_secs_f64())
-    }
-
-    /// Grows `size` until a call lasts about `target_s` (this is also the warm-up).
-    fn calibrate(&mut self, target_s: f64) {
-        let mut size = 1_u64;
-        loop {
-            let (_, secs) = self.timed(CALIBRATION_ROUND, size);
-            if secs >= 0.25 * target_s {
-                self.size = ((size as f64 * target_s / secs).round() as u64).max(1);
-                return;
-            }
-            let grow = if secs > 0.0 { (target_s / secs).min(16.0) } else { 16.0 };
-            size = ((size as f64 * grow).ceil() as u64).max(size + 1);
-        }
-    }
-
-    fn measure(&mut self, round: u64) {
-        let (work, secs) = self.timed(round, self.size);
-        self.rates.push((work.units as f64 / secs, work.failures as f64 / secs));
-        self.total.units += work.units;
-        self.total.failures += work.failures;
-    }
-
-    fn unit_rates(&self) -> Vec<f64> {
-        self.rates.iter().map(|r| r.0).collect()
-    }
-
-    fn failure_rates(&self) -> Vec<f64> {
-        self.rates.iter().map(|r| r.1).collect()
-    }
-
-    fn failures_per_unit(&self) -> f64 {
-        self.total.failures as f64 / self.total.units as f64
-    }
 }
 
 /// Seconds per replication of the slowest of `plays`, over at least 20 ms of each.
@@ -347,31 +312,26 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         }
     }
 
+    // The unit of each variant's rate, in the order below.
+    let units = ["draws", "reps", "reps", "reps", "reps", "reps", "reps"];
     let mut variants = [
-        Variant::new("Exp1 draws (baseline)", "draws", exp1_draws),
-        Variant::new("play_periodic @ T", "reps", |round, passes| play_reps(block_of(round), passes, &fast_young)),
-        Variant::new("play + Periodic @ T", "reps", |round, passes| play_reps(block_of(round), passes, &slow_young)),
-        Variant::new("play_periodic @ T/8", "reps", |round, passes| play_reps(block_of(round), passes, &fast_eighth)),
-        Variant::new("play + Periodic @ T/8", "reps", |round, passes| play_reps(block_of(round), passes, &slow_eighth)),
-        Variant::new("draws alone (no engine)", "reps", |round, passes| {
+        Variant::new("Exp1 draws (baseline)", exp1_draws),
+        Variant::new("play_periodic @ T", |round, passes| play_reps(block_of(round), passes, &fast_young)),
+        Variant::new("play + Periodic @ T", |round, passes| play_reps(block_of(round), passes, &slow_young)),
+        Variant::new("play_periodic @ T/8", |round, passes| play_reps(block_of(round), passes, &fast_eighth)),
+        Variant::new("play + Periodic @ T/8", |round, passes| play_reps(block_of(round), passes, &slow_eighth)),
+        Variant::new("draws alone (no engine)", |round, passes| {
             // The calibration round has no recorded counts: it borrows round 0's.
             let round = if round == CALIBRATION_ROUND { 0 } else { round };
             draws_alone(block_of(round), &pulls[(round * block) as usize..][..block as usize], passes)
         }),
-        Variant::new("runner::run_range, 15 points", "reps", |round, reps| {
+        Variant::new("runner::run_range, 15 points", |round, reps| {
             let start = (round + 1) << 32;
             let summaries = runner::run_range(scenario, SEED, start..start + reps, &|_| {}).expect("the runner runs");
             Work { units: reps, failures: summaries.iter().map(|s| s.totals.failures).sum() }
         }),
     ];
-    for v in &mut variants {
-        v.calibrate(target_s);
-    }
-    for round in 0..rounds {
-        for i in 0..variants.len() {
-            variants[(i + round) % variants.len()].measure(round as u64);
-        }
-    }
+    measure_rounds(&mut variants, rounds, target_s, CALIBRATION_ROUND);
 
     let [exp1, fast_t, slow_t, fast_t8, slow_t8, alone, run] = &variants;
     let layout = ChunkLayout::new(job.work_s, young_s);
@@ -407,15 +367,15 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         "{:<30} {:>14} {:>21} {:>11} {:>14}",
         "variant", "median rate", "per-round min..max", "steps/round", "failures/unit"
     );
-    for v in &variants {
-        let rates = v.unit_rates();
+    for (v, unit) in variants.iter().zip(units) {
+        let rates = unit_rates(v);
         println!(
             "{:<30} {:>14} {:>21} {:>11} {:>14}",
             v.name,
-            format!("{} {}/s", si(median(&rates)), v.unit),
+            format!("{} {unit}/s", si(median(&rates))),
             format!("{}..{}", si(min(&rates)), si(max(&rates))),
             v.size,
-            if v.total.failures > 0 { format!("{:.3}", v.failures_per_unit()) } else { "-".into() },
+            if v.total.failures > 0 { format!("{:.3}", failures_per_unit(v)) } else { "-".into() },
         );
     }
 
@@ -424,85 +384,55 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     );
     println!();
     println!("{:<58} {:>10} {:>15} {:>8} {:>7}", "measurement", "value", "rounds min..max", "target", "result");
-    let fast_rate = median(&fast_t.unit_rates());
+    let fast_rate = median(&unit_rates(fast_t));
     info("1  replications / s / core, play_periodic @ T", &si(fast_rate));
-    info("   failures / replication @ T", &format!("{:.3}", fast_t.failures_per_unit()));
-    info("   failure events / s / core @ T", &si(median(&fast_t.failure_rates())));
+    info("   failures / replication @ T", &format!("{:.3}", failures_per_unit(fast_t)));
+    info("   failure events / s / core @ T", &si(median(&failure_rates(fast_t))));
     // Time per failure event ÷ time per draw = draws per second ÷ failure events per second.
     ratio(
         "2  time per failure event @ T ÷ time per Exp1 draw",
-        (&exp1.unit_rates(), &fast_t.failure_rates()),
+        (&unit_rates(exp1), &failure_rates(fast_t)),
         Target::AtMost(3.0),
     );
     ratio(
         "3  speed play_periodic ÷ play + Periodic @ T",
-        (&fast_t.unit_rates(), &slow_t.unit_rates()),
+        (&unit_rates(fast_t), &unit_rates(slow_t)),
         Target::AtLeast(5.0),
     );
     ratio(
         "4  time per replication, play_periodic T/8 ÷ T",
-        (&fast_t.unit_rates(), &fast_t8.unit_rates()),
+        (&unit_rates(fast_t), &unit_rates(fast_t8)),
         Target::AtMost(1.5),
     );
-    info("   failures / replication @ T/8", &format!("{:.3}", fast_t8.failures_per_unit()));
+    info("   failures / replication @ T/8", &format!("{:.3}", failures_per_unit(fast_t8)));
     ratio(
         "   speed play_periodic ÷ play + Periodic @ T/8 (as 3)",
-        (&fast_t8.unit_rates(), &slow_t8.unit_rates()),
+        (&unit_rates(fast_t8), &unit_rates(slow_t8)),
         Target::Info,
     );
     ratio(
         "   bound on 2 for any engine: draws alone, per failure",
-        (&exp1.unit_rates(), &alone.failure_rates()),
+        (&unit_rates(exp1), &failure_rates(alone)),
         Target::Info,
     );
     ratio(
         "   bound on 3 for any engine: draws alone ÷ play + Periodic",
-        (&alone.unit_rates(), &slow_t.unit_rates()),
+        (&unit_rates(alone), &unit_rates(slow_t)),
         Target::Info,
     );
     ratio(
         "   engine share: play_periodic @ T ÷ draws alone (time)",
-        (&alone.unit_rates(), &fast_t.unit_rates()),
+        (&unit_rates(alone), &unit_rates(fast_t)),
         Target::Info,
     );
-    let run_rate = median(&run.unit_rates());
+    let run_rate = median(&unit_rates(run));
     info("5  runner replications / s, 15 points, 1 thread", &si(run_rate));
     info("   runner point-replications / s", &si(run_rate * scenario.points.len() as f64));
     ratio(
         "   time per point-replication, runner ÷ play_periodic @ T",
-        (&fast_t.unit_rates(), &run.unit_rates().iter().map(|r| r * scenario.points.len() as f64).collect::<Vec<_>>()),
+        (&unit_rates(fast_t), &unit_rates(run).iter().map(|r| r * scenario.points.len() as f64).collect::<Vec<_>>()),
         Target::Info,
     );
     println!();
     println!("rates are absolute only for this run on this machine; the ratios are the results");
-}
-
-/// A ratio's target.
-#[derive(Clone, Copy)]
-enum Target {
-    AtMost(f64),
-    AtLeast(f64),
-    Info,
-}
-
-fn info(what: &str, value: &str) {
-    println!("{what:<58} {value:>10} {:>15} {:>8} {:>7}", "", "-", "info");
-}
-
-/// Prints `median(num) / median(den)` with the spread of the per-round ratios, and its verdict.
-fn ratio(what: &str, (num, den): (&[f64], &[f64]), target: Target) {
-    let value = median(num) / median(den);
-    let per_round: Vec<f64> = num.iter().zip(den).map(|(n, d)| n / d).collect();
-    let (target_text, pass) = match target {
-        Target::AtMost(t) => (format!("≤ {t}×"), Some(value <= t)),
-        Target::AtLeast(t) => (format!("≥ {t}×"), Some(value >= t)),
-        Target::Info => ("-".to_string(), None),
-    };
-    let result = match pass {
-        Some(true) => "PASS",
-        Some(false) => "MISS",
-        None => "info",
-    };
-    let spread = format!("{:.2}..{:.2}", min(&per_round), max(&per_round));
-    println!("{what:<58} {:>10} {spread:>15} {target_text:>8} {result:>7}", format!("{value:.2}×"));
 }

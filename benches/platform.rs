@@ -46,7 +46,6 @@
 //! are ignored.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
 use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure};
@@ -55,7 +54,7 @@ use ckptsim::policy::ChunkLayout;
 use ckptsim::runner;
 
 mod common;
-use common::{env_or, max, median, min, si};
+use common::{Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, short, si};
 
 /// The master seed.
 const SEED: u64 = 42;
@@ -109,13 +108,15 @@ struct Work {
     failures_sq: u128,
 }
 
-impl Work {
+impl Tally for Work {
     fn add(&mut self, other: Work) {
         self.reps += other.reps;
         self.failures += other.failures;
         self.failures_sq += other.failures_sq;
     }
+}
 
+impl Work {
     fn mean(&self) -> f64 {
         self.failures as f64 / self.reps as f64
     }
@@ -145,52 +146,8 @@ fn play_reps(model: &FailureModel, job: &Job, interval_s: f64, first: u64, reps:
     work
 }
 
-/// A measured variant: `run(round, size)` plays `size` replications of round `round`.
-struct Variant<'a> {
-    name: String,
-    run: Box<dyn Fn(u64, u64) -> Work + 'a>,
-    /// Replications per round, from [`Variant::calibrate`].
-    size: u64,
-    /// Replications per second, per round.
-    rates: Vec<f64>,
-    /// Every measured replication (the calibration's excluded).
-    total: Work,
-}
-
-impl<'a> Variant<'a> {
-    fn new(name: String, run: impl Fn(u64, u64) -> Work + 'a) -> Self {
-        Variant { name, run: Box::new(run), size: 1, rates: vec![], total: Work::default() }
-    }
-
-    fn timed(&self, round: u64, size: u64) -> (Work, f64) {
-        let start = Instant::now();
-        let work = (self.run)(round, size);
-        (work, start.elapsed().as_secs_f64())
-    }
-
-    /// Grows `size` until a call lasts about `target_s` (this is also the warm-up).
-    fn calibrate(&mut self, target_s: f64) {
-        let mut size = 1_u64;
-        loop {
-            let (_, secs) = self.timed(CALIBRATION_ROUND, size);
-            if secs >= 0.25 * target_s {
-                self.size = ((size as f64 * target_s / secs).round() as u64).max(1);
-                return;
-            }
-            let grow = if secs > 0.0 { (target_s / secs).min(16.0) } else { 16.0 };
-            size = ((size as f64 * grow).ceil() as u64).max(size + 1);
-        }
-    }
-
-    fn measure(&mut self, round: u64) {
-        let (work, secs) = self.timed(round, self.size);
-        self.rates.push(work.reps as f64 / secs);
-        self.total.add(work);
-    }
-}
-
 /// The variant `name`: replications of `model` at `interval_s`, new seeds each round.
-fn variant<'a>(name: String, model: &'a FailureModel, job: &'a Job, interval_s: f64) -> Variant<'a> {
+fn variant<'a>(name: String, model: &'a FailureModel, job: &'a Job, interval_s: f64) -> Variant<'a, Work> {
     Variant::new(name, move |round, reps| play_reps(model, job, interval_s, round << 32, reps))
 }
 
@@ -208,15 +165,9 @@ fn bench(rounds: usize, target_s: f64) {
         variants.push(variant(format!("per-node, {} nodes", grouped(*n)), model, &job, young_s));
     }
 
-    for v in &mut variants {
-        v.calibrate(target_s);
-    }
-    for round in 0..rounds {
-        for i in 0..variants.len() {
-            let k = variants.len();
-            variants[(i + round) % k].measure(round as u64);
-        }
-    }
+    measure_rounds(&mut variants, rounds, target_s, CALIBRATION_ROUND);
+    // Per variant, per round: replications per second.
+    let rates: Vec<Vec<f64>> = variants.iter().map(|v| v.rates(|w| w.reps as f64)).collect();
 
     let layout = ChunkLayout::new(job.work_s, young_s);
     println!();
@@ -234,13 +185,13 @@ fn bench(rounds: usize, target_s: f64) {
         "{:<28} {:>13} {:>19} {:>12} {:>11} {:>16}",
         "variant", "median rate", "per-round min..max", "time/rep", "reps/round", "failures/rep"
     );
-    for v in &variants {
-        let rate = median(&v.rates);
+    for (v, v_rates) in variants.iter().zip(&rates) {
+        let rate = median(v_rates);
         println!(
             "{:<28} {:>13} {:>19} {:>12} {:>11} {:>16}",
             v.name,
             format!("{} reps/s", si(rate)),
-            format!("{}..{}", si(min(&v.rates)), si(max(&v.rates))),
+            format!("{}..{}", si(min(v_rates)), si(max(v_rates))),
             duration(1.0 / rate),
             v.size,
             format!("{:.3} ± {:.3}", v.total.mean(), v.total.se()),
@@ -252,35 +203,32 @@ fn bench(rounds: usize, target_s: f64) {
     println!();
     println!("{sanity}");
 
-    let (base, cohort, per_node) = (&variants[0], &variants[1..4], &variants[4..7]);
+    let cohort = &variants[1..4];
+    let (base_rates, cohort_rates, per_node_rates) = (&rates[0], &rates[1..4], &rates[4..7]);
     println!();
     println!("{:<58} {:>10} {:>15} {:>8} {:>7}", "measurement", "value", "rounds min..max", "target", "result");
-    let rate_1e6 = median(&cohort[2].rates);
+    let rate_1e6 = median(&cohort_rates[2]);
     info("1  replications / s / core, cohort, 1 000 000 nodes", &si(rate_1e6));
     info("   failure events / s / core, cohort, 1 000 000 nodes", &si(rate_1e6 * cohort[2].total.mean()));
     ratio(
         "2  time per replication, cohort 1 000 000 ÷ 10 nodes",
-        (&cohort[0].rates, &cohort[2].rates),
+        (&cohort_rates[0], &cohort_rates[2]),
         Target::AtMost(2.0),
     );
-    ratio("   time per replication, cohort 1 000 ÷ 10 nodes", (&cohort[0].rates, &cohort[1].rates), Target::Info);
-    for (n, c) in NODES.iter().zip(cohort) {
+    ratio("   time per replication, cohort 1 000 ÷ 10 nodes", (&cohort_rates[0], &cohort_rates[1]), Target::Info);
+    for (n, c) in NODES.iter().zip(cohort_rates) {
         ratio(
             &format!(
                 "{}  time per replication, cohort ÷ poisson, {} nodes",
                 if *n == NODES[0] { "3" } else { " " },
                 grouped(*n)
             ),
-            (&base.rates, &c.rates),
+            (base_rates, c),
             Target::Info,
         );
     }
-    for ((n, c), p) in NODES.iter().zip(cohort).zip(per_node) {
-        ratio(
-            &format!("   time per replication, per-node ÷ cohort, {} nodes", grouped(*n)),
-            (&c.rates, &p.rates),
-            Target::Info,
-        );
+    for ((n, c), p) in NODES.iter().zip(cohort_rates).zip(per_node_rates) {
+        ratio(&format!("   time per replication, per-node ÷ cohort, {} nodes", grouped(*n)), (c, p), Target::Info);
     }
     println!();
     println!("rates are absolute only for this run on this machine; the ratios are the results");
@@ -289,12 +237,13 @@ fn bench(rounds: usize, target_s: f64) {
 /// Asserts that the failures per replication agree within [`Z_MAX`] standard errors: each
 /// sampler against the other at the same node count, and every variant against Poisson.
 /// Returns the sanity line.
-fn check_failures(variants: &[Variant]) -> String {
-    let z = |a: &Variant, b: &Variant| {
+fn check_failures(variants: &[Variant<'_, Work>]) -> String {
+    let z = |a: &Variant<'_, Work>, b: &Variant<'_, Work>| {
         let (x, y) = (&a.total, &b.total);
         (x.mean() - y.mean()) / x.se().hypot(y.se())
     };
-    let mut pairs: Vec<(&Variant, &Variant)> = variants[1..].iter().map(|v| (v, &variants[0])).collect();
+    let mut pairs: Vec<(&Variant<'_, Work>, &Variant<'_, Work>)> =
+        variants[1..].iter().map(|v| (v, &variants[0])).collect();
     pairs.extend(variants[1..4].iter().zip(&variants[4..7]));
     let mut worst = (0.0_f64, "", "");
     for (a, b) in pairs {
@@ -322,40 +271,6 @@ fn check_failures(variants: &[Variant]) -> String {
          at each n agree within {Z_MAX} SE (worst {:+.1} SE: {} vs {})",
         worst.0, worst.1, worst.2
     )
-}
-
-/// A ratio's target.
-#[derive(Clone, Copy)]
-enum Target {
-    AtMost(f64),
-    Info,
-}
-
-fn info(what: &str, value: &str) {
-    println!("{what:<58} {value:>10} {:>15} {:>8} {:>7}", "", "-", "info");
-}
-
-/// Prints `median(num) / median(den)` with the spread of the per-round ratios, and its verdict.
-fn ratio(what: &str, (num, den): (&[f64], &[f64]), target: Target) {
-    let value = median(num) / median(den);
-    let per_round: Vec<f64> = num.iter().zip(den).map(|(n, d)| n / d).collect();
-    let (target_text, result) = match target {
-        Target::AtMost(t) => (format!("≤ {t}×"), if value <= t { "PASS" } else { "MISS" }),
-        Target::Info => ("-".to_string(), "info"),
-    };
-    let spread = format!("{}..{}", short(min(&per_round)), short(max(&per_round)));
-    println!("{what:<58} {:>10} {spread:>15} {target_text:>8} {result:>7}", format!("{}×", short(value)));
-}
-
-/// A ratio with three significant digits (two decimals below 10).
-fn short(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
 }
 
 /// `n` with its digits grouped by three: `1 000 000`.
