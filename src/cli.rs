@@ -174,7 +174,7 @@ pub struct RunArgs {
     /// Scenario files (TOML).
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
-    /// Fixed number of replications per point (overrides the scenario's [run]).
+    /// Fixed number of replications per point (overrides the scenario's run.replications or run.precision).
     #[arg(long, conflicts_with = "precision")]
     pub reps: Option<u64>,
     /// Run until every point's 95% CI half-width of the overhead is at most this.
@@ -709,7 +709,7 @@ pub struct FormulaRow {
     pub overhead: f64,
     /// Mean and variance of the whole job's wall time, with finite work.
     pub wall: Option<analytic::Moments>,
-    /// E[wall]/W − 1, with finite work.
+    /// E\[wall\]/W − 1, with finite work.
     pub job_overhead: Option<f64>,
 }
 

@@ -2,7 +2,7 @@
 //! restart attempts) played against a failure stream in wall-clock time.
 //!
 //! The engine is pure: no I/O, no globals; randomness only arrives through the
-//! [`FailureStream`](crate::failure::FailureStream) it is handed.
+//! [`FailureStream`] it is handed.
 
 /// Whether a phase of the job (checkpoint write, restart) can be struck by a failure.
 ///

@@ -518,7 +518,7 @@ impl Failures {
         )
     }
 
-    /// The job's mean time between failures (s): 1/E[λ] over the placement's distribution.
+    /// The job's mean time between failures (s): 1/E\[λ\] over the placement's distribution.
     pub fn mtbf_s(&self) -> f64 {
         match self.touched_distribution() {
             Some(dist) => 1.0 / dist.iter().map(|(p, t)| p * self.rate_per_s(t)).sum::<f64>(),

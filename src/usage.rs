@@ -476,13 +476,13 @@ pub struct SimulatedEfficiency {
     pub replications: u64,
     /// The mean over replications of each replication's ratio (e_i = 1 − L_i/U_i, …), with a
     /// Student-t 95% interval (replications are iid). It estimates E[L_i/U_i], which differs
-    /// from the closed form's ratio of expectations E[ΣL]/E[ΣU] by a bias of order
+    /// from the closed form's ratio of expectations E\[ΣL\]/E\[ΣU\] by a bias of order
     /// 1/(failed jobs per replication): negligible for a year of Frontier (~1,500 failed
     /// jobs), large for small schedules, where [`SimulatedEfficiency::pooled`] is the one to
     /// compare with [`efficiency`].
     pub per_replication: Shares<Estimate>,
     /// The pooled ratio of sums over all replications (1 − ΣᵢLᵢ/ΣᵢUᵢ, …): a consistent
-    /// estimator of the closed form's ratio of expectations E[ΣL]/E[ΣU] for any schedule
+    /// estimator of the closed form's ratio of expectations E\[ΣL\]/E\[ΣU\] for any schedule
     /// size, with a delta-method interval.
     pub pooled: Shares<RatioEstimate>,
     /// ΣU per replication (node-hours).

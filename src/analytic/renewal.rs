@@ -86,7 +86,7 @@ pub fn finite_work_wall_s(job: &Job, interval_s: f64, law: &Law) -> f64 {
     rest + q0 * f[0]
 }
 
-/// E[wall]/W − 1 of [`finite_work_wall_s`].
+/// E\[wall\]/W − 1 of [`finite_work_wall_s`].
 pub fn finite_work_overhead(job: &Job, interval_s: f64, law: &Law) -> f64 {
     finite_work_wall_s(job, interval_s, law) / job.work_s - 1.0
 }

@@ -883,13 +883,13 @@ const MAX_RELATIVE_SHAPE_SE: f64 = 300.0;
 /// information; for rounded gaps, whose errors are correlated through shared time stamps,
 /// that treats them as independent (a composite likelihood).
 ///
-/// A rounded gap of more than [`MAX_RESOLVED_TICKS`] ticks counts as exact, its probability
+/// A rounded gap of more than 10⁹ ticks (`MAX_RESOLVED_TICKS`) counts as exact, its probability
 /// the density times the tick. The mean is computed through ln Γ where Γ(1 + 1/k) overflows.
 ///
 /// Returns None with fewer than two informative observations, when the likelihood has no
 /// maximum at a finite shape and scale (for example every gap below the clock resolution, or
 /// every gap of at most one tick, where it is flat to working precision along a ridge toward
-/// a point mass: a shape standard error above [`MAX_RELATIVE_SHAPE_SE`] times the shape),
+/// a point mass: a shape standard error above 300 times the shape (`MAX_RELATIVE_SHAPE_SE`)),
 /// when the fitted law is beyond the range of a double (a scale, mean or standard error that
 /// overflows, or a scale that underflows to 0), or when an observation is invalid (an exact
 /// value ≤ 0, an interval with lo ≥ hi, a negative or non-finite bound or resolution).
