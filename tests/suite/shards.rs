@@ -138,7 +138,12 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
             break;
         }
         child.kill().unwrap();
-        child.wait().unwrap();
+        // The run may have finished between the check above and the kill: then it exited
+        // on its own, and its results are complete.
+        if child.wait().unwrap().success() {
+            finished_early = true;
+            break;
+        }
         if partial.exists() {
             // Never corrupt: it always parses as a partial summary.
             let o = ckptsim(&["merge", partial.to_str().unwrap(), "--out", tmp.path().join("probe").to_str().unwrap()]);
