@@ -94,7 +94,7 @@ const NUMBERS: &[&str] = &[
 /// Numbers for rack sizes (`racks`, `nodes_per_rack`, `racks_per_*`): every extreme that is
 /// not a valid count, and valid counts of at most 64. Bigger platforms are out of reach of the
 /// fuzz loop's time budget: the exact distribution of a random placement
-/// (`topology::touched_racks_pmf`) costs O(racks² · nodes · nodes_per_rack) time and
+/// (`topology::touched_racks_pmf`) costs O(racks · nodes · nodes_per_rack) time and
 /// O(racks · (nodes_per_rack + nodes)) memory in `scenario::parse`, and fixed placements
 /// collect the touched racks, so 2³² racks abort on a failed allocation. Job sizes are then
 /// bounded by the platform where there is one, so they may take any value ([`NODE_COUNTS`]).
