@@ -185,7 +185,7 @@ pub fn touched_racks_pmf(racks: u64, per_rack: u64, nodes: u64) -> Vec<f64> {
     // w[m] = w_j(m) for the racks so far; m ≤ nodes.
     let mut w = vec![0.0; nodes + 1];
     w[0] = 1.0;
-    for j in 1..=racks {
+    for (j, p_j) in pmf.iter_mut().enumerate().skip(1) {
         let pool = j * per_rack;
         let rest = pool - per_rack;
         let mut next = vec![0.0; nodes + 1];
@@ -222,7 +222,7 @@ pub fn touched_racks_pmf(racks: u64, per_rack: u64, nodes: u64) -> Vec<f64> {
         w = next;
         if nodes <= pool {
             let ln_within = ln_choose(racks, j) + ln_choose(pool, nodes) - ln_choose(total, nodes);
-            pmf[j] = ln_within.exp() * w[nodes];
+            *p_j = ln_within.exp() * w[nodes];
         }
     }
     pmf
