@@ -180,7 +180,13 @@ fn sigterm_saves_progress_and_exits_130() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(600));
+    // The run creates its output folder just before it installs its signal handler: wait
+    // for the folder (a loaded machine may take long to start the binary), then a little.
+    let started = std::time::Instant::now();
+    while !dir.exists() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let o = child.wait_with_output().unwrap();
