@@ -165,7 +165,33 @@ pub fn random_event_hit_probability(platform: u64, nodes: u64, k: u64) -> f64 {
 /// hypergeometric terms run from their mode outwards by their ratio and stop once below
 /// 1e-18 of the mode's. Cost about racks · nodes · √per_rack steps (at most racks · nodes ·
 /// per_rack).
+///
+/// Results are remembered (the last [`PMF_MEMO_SIZE`] platforms and jobs): a sweep asks for
+/// the same one at every point, several times per point (MTBF, model, report).
 pub fn touched_racks_pmf(racks: u64, per_rack: u64, nodes: u64) -> Vec<f64> {
+    let key = (racks, per_rack, nodes);
+    let memo = || PMF_MEMO.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, pmf)) = memo().iter().find(|(k, _)| *k == key) {
+        return pmf.clone();
+    }
+    let pmf = compute_touched_racks_pmf(racks, per_rack, nodes);
+    let mut memo = memo();
+    if memo.len() >= PMF_MEMO_SIZE {
+        memo.remove(0);
+    }
+    memo.push((key, pmf.clone()));
+    pmf
+}
+
+/// How many results [`touched_racks_pmf`] remembers.
+pub const PMF_MEMO_SIZE: usize = 16;
+
+/// Remembered results of [`touched_racks_pmf`], oldest first.
+#[allow(clippy::type_complexity)]
+static PMF_MEMO: std::sync::Mutex<Vec<((u64, u64, u64), Vec<f64>)>> = std::sync::Mutex::new(Vec::new());
+
+/// [`touched_racks_pmf`] without the memo.
+fn compute_touched_racks_pmf(racks: u64, per_rack: u64, nodes: u64) -> Vec<f64> {
     let (racks, per_rack, nodes) = (racks as usize, per_rack as usize, nodes as usize);
     let mut pmf = vec![0.0; racks + 1];
     if nodes == 0 {
@@ -329,7 +355,8 @@ mod tests {
         for racks in 1..=7_u64 {
             for per_rack in 1..=6_u64 {
                 for nodes in 0..=racks * per_rack {
-                    let got = touched_racks_pmf(racks, per_rack, nodes);
+                    let got = compute_touched_racks_pmf(racks, per_rack, nodes);
+                    assert_eq!(touched_racks_pmf(racks, per_rack, nodes), got, "the memo gives what it computes");
                     let want = pmf_by_rack_and_touched(racks as usize, per_rack as usize, nodes as usize);
                     let worst = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                     assert!(worst < TOL, "{racks} racks × {per_rack}, {nodes} nodes: {got:?} vs {want:?}");
