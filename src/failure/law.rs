@@ -127,6 +127,27 @@ fn reg_gamma_pair(a: f64, x: f64) -> (f64, f64) {
     }
 }
 
+/// The equilibrium tails (S_e, F_e) of a Weibull law of scale `scale_s` (s) and shape `shape`
+/// at `x_s` > 0 (s), and z = (x/η)^k: ∫₀ˣ S = (η/k)·γ(1/k, z), so F_e = P(1/k, z). Below
+/// [`WEIBULL_SMALL_Z`], where z may lose its digits or underflow (large shapes), the series
+/// P(a, z) = z^a/Γ(a+1)·(1 − a·z/(a+1) + O(z²)) with z^a = x/η exactly (Abramowitz & Stegun
+/// 6.5.29).
+fn weibull_equilibrium(scale_s: f64, shape: f64, x_s: f64) -> (f64, f64, f64) {
+    let z = (x_s / scale_s).powf(shape);
+    if z < WEIBULL_SMALL_Z {
+        let a = 1.0 / shape;
+        let f_e = x_s / scale_s / gamma(1.0 + a) * (1.0 - a * z / (a + 1.0));
+        (1.0 - f_e, f_e, z)
+    } else {
+        let (s_e, f_e) = reg_gamma_pair(1.0 / shape, z);
+        (s_e, f_e, z)
+    }
+}
+
+/// Below this z = (x/η)^k the Weibull equilibrium law uses its two-term series: the next
+/// term is of relative size z² (under 1e-18).
+const WEIBULL_SMALL_Z: f64 = 1e-9;
+
 /// Φ(x), the standard normal CDF, accurate in both tails.
 fn normal_cdf(x: f64) -> f64 {
     0.5 * erfc(-x / std::f64::consts::SQRT_2)
@@ -326,8 +347,8 @@ impl Law {
                 ((-u).exp(), -(-u).exp_m1())
             }
             Law::Weibull { scale_s, shape } => {
-                // ∫₀ˣ S = (η/k)·γ(1/k, (x/η)^k), so F_e = P(1/k, (x/η)^k).
-                reg_gamma_pair(1.0 / shape, (x_s / scale_s).powf(*shape))
+                let (s_e, f_e, _) = weibull_equilibrium(*scale_s, *shape, x_s);
+                (s_e, f_e)
             }
             Law::Lognormal { log_mean, sigma } => {
                 // F_e = (x/μ)·S(x) + E[X; X ≤ x]/μ with E[X; X ≤ x] = μ·Φ(z − σ).
@@ -389,8 +410,7 @@ impl Law {
                 Law::Weibull { scale_s, shape } if x_s > 0.0 => {
                     // One power for both tails (the values of `equilibrium_survival_cdf` and
                     // `survival`): F_e = P(1/k, z) and S = e^{−z}, z = (x/η)^k.
-                    let z = (x_s / scale_s).powf(*shape);
-                    let (s_e, f_e) = reg_gamma_pair(1.0 / shape, z);
+                    let (s_e, f_e, z) = weibull_equilibrium(*scale_s, *shape, x_s);
                     (s_e, f_e, (-z).exp() / (mean_s * s_e))
                 }
                 _ => {
@@ -591,6 +611,40 @@ mod tests {
                 let xe = law.inv_equilibrium_cum_hazard(y);
                 let back = law.equilibrium_cum_hazard(xe);
                 assert!((back - y).abs() <= RTOL * y, "{law:?} Λe⁻¹({y}) = {xe}, Λe = {back}");
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_cum_hazards_invert_at_the_ends_of_the_accepted_ranges() {
+        // The shapes and σ at the edges of what scenarios accept, and means far from 1 s.
+        let (k, sigma, g) = (WEIBULL_SHAPE_RANGE, LOGNORMAL_SIGMA_RANGE, GAMMA_SHAPE_RANGE);
+        let mut extremes = vec![];
+        for mean_s in [1e-3, 3.1 * 3600.0 * 1e6] {
+            extremes.extend([
+                Law::weibull(mean_s, k.0).unwrap(),
+                Law::weibull(mean_s, k.1).unwrap(),
+                Law::lognormal(mean_s, sigma.0).unwrap(),
+                Law::lognormal(mean_s, sigma.1).unwrap(),
+                Law::gamma(mean_s, g.0).unwrap(),
+                Law::gamma(mean_s, g.1).unwrap(),
+            ]);
+        }
+        // Λ_e itself is only this accurate at the far ends: for a gamma of shape 10⁴ its
+        // survival at y = 20 is a difference of two upper incomplete gammas (cancellation).
+        const RTOL_EDGE: f64 = 1e-8;
+        // An inverse below the smallest normal double may be 0 (the incomplete gamma treats
+        // subnormal arguments as 0).
+        let tiny_s = f64::MIN_POSITIVE;
+        for law in extremes {
+            for y in [1e-12, 1e-6, 1e-3, 0.1, 0.69, 1.0, 3.0, 20.0] {
+                let x = law.inv_cum_hazard(y);
+                let back = law.cum_hazard(x);
+                let underflows = x == 0.0 && law.cum_hazard(tiny_s) >= y;
+                assert!(underflows || (back - y).abs() <= RTOL_EDGE * y, "{law:?} Λ⁻¹({y}) = {x}, Λ = {back}");
+                let xe = law.inv_equilibrium_cum_hazard(y);
+                let back = law.equilibrium_cum_hazard(xe);
+                assert!((back - y).abs() <= RTOL_EDGE * y, "{law:?} Λe⁻¹({y}) = {xe}, Λe = {back}");
             }
         }
     }
