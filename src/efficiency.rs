@@ -238,7 +238,9 @@ struct RawStudy {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
+    #[serde(default, deserialize_with = "crate::scenario::whole_number::<_, 2>")]
     replications: Option<u64>,
+    #[serde(default, deserialize_with = "crate::scenario::whole_number::<_, 0>")]
     seed: Option<u64>,
 }
 
@@ -507,6 +509,9 @@ fn build(
         points.push(point);
     }
 
+    if let Some(name) = &base.name {
+        crate::scenario::check_name(name).map_err(|f| fail(f, &[]))?;
+    }
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "efficiency".into())
     });

@@ -56,23 +56,55 @@ const DURATION: Quantity<'static> = Quantity {
 /// one of `q`'s, and the scaled value be finite (the sign is the caller's to check).
 pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f64, String> {
     let trimmed = text.trim();
-    let unit_len = trimmed.chars().rev().take_while(|c| c.is_ascii_alphabetic()).count();
-    let (number, unit) = trimmed.split_at(trimmed.len() - unit_len);
+    let shown = shorten(text);
+    if trimmed.is_empty() {
+        return Err(format!(
+            "\"{shown}\" is empty: a {} is a number and a unit, for example {} ({})",
+            q.name, q.examples, q.hint
+        ));
+    }
+    // The unit is the trailing run of letters, any script: "5 µs" names the unknown unit `µs`.
+    let unit_bytes: usize = trimmed.chars().rev().take_while(|c| c.is_alphabetic()).map(char::len_utf8).sum();
+    let (number, unit) = trimmed.split_at(trimmed.len() - unit_bytes);
     let number = number.trim_end();
     if unit.is_empty() {
-        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} {}\" ({})", q.suggest, q.hint));
+        return Err(format!(
+            "\"{shown}\" has no unit: write it as \"{} {}\" ({})",
+            shorten(trimmed),
+            q.suggest,
+            q.hint
+        ));
     }
     let Some(&(_, scale)) = q.units.iter().find(|(u, _)| *u == unit) else {
-        return Err(format!("\"{text}\": unknown unit `{unit}` ({})", q.hint));
+        return Err(format!("\"{shown}\": unknown unit `{}` ({})", shorten(unit), q.hint));
     };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("\"{text}\": `{number}` is not a number (write for example {})", q.examples))?;
+    let value: f64 = number.parse().map_err(|_| {
+        format!("\"{shown}\": `{}` is not a number (write for example {})", shorten(number), q.examples)
+    })?;
     // Checked after the unit: "1e308 y" overflows to infinity.
     if !(value * scale).is_finite() {
-        return Err(format!("\"{text}\" is not a finite {}", q.name));
+        return Err(format!("\"{shown}\" is not a finite {}", q.name));
     }
     Ok(value * scale)
+}
+
+/// `x` as an error message shows it: as written in plain decimals where that is short
+/// (10⁻⁶ ≤ |x| < 10¹⁶, or 0), else in scientific notation, so 1e-300 is not 300 digits.
+pub fn shown_number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-6..1e16).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
+}
+
+/// The most characters of a user's value that an error message repeats.
+pub const SHOWN_CHARS: usize = 80;
+
+/// `text` as an error message repeats it: whole up to [`SHOWN_CHARS`] characters, else its
+/// start and its length, so a huge field (a corrupt log line, a pasted blob) cannot flood
+/// the terminal.
+pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len())),
+    }
 }
 
 /// Parses a duration with a unit (`"120 s"`, `"2e5 s"`, `"3.1h"`, `"27 min"`) into seconds.
@@ -108,6 +140,50 @@ impl<'de> Deserialize<'de> for DurationS {
         }
         d.deserialize_any(V)
     }
+}
+
+/// Deserialises an optional integer ≥ `MIN` (`run.seed`, `run.replications`, `job.nodes`),
+/// saying what is accepted where serde would only say "expected u64". Values from 0 to `MIN`
+/// pass: the key's own check says why they are out of range.
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>, const MIN: u64>(
+    d: D,
+) -> std::result::Result<Option<u64>, D::Error> {
+    struct V<const MIN: u64>;
+    impl<const MIN: u64> V<MIN> {
+        fn accepted() -> String {
+            format!("accepted is an integer ≥ {MIN} (at most 9223372036854775807, TOML's largest integer)")
+        }
+    }
+    impl<const MIN: u64> serde::de::Visitor<'_> for V<MIN> {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "an integer ≥ {MIN}")
+        }
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<u64, E> {
+            Ok(n)
+        }
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<u64, E> {
+            u64::try_from(n).map_err(|_| E::custom(format!("{n} is out of range: {}", Self::accepted())))
+        }
+        fn visit_i128<E: serde::de::Error>(self, n: i128) -> std::result::Result<u64, E> {
+            u64::try_from(n).map_err(|_| E::custom(format!("{n} is out of range: {}", Self::accepted())))
+        }
+        fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<u64, E> {
+            Err(E::custom(format!("{} is not an integer: {}", shown_number(n), Self::accepted())))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<u64, E> {
+            // A `--set` value too large for TOML arrives as a string of digits.
+            let digits = s.trim_start_matches(['-', '+']);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(E::custom(format!("{} is out of range: {}", shorten(s), Self::accepted())));
+            }
+            Err(E::custom(format!("\"{}\" is a string: {}, written without quotes", shorten(s), Self::accepted())))
+        }
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> std::result::Result<u64, E> {
+            Err(E::custom(format!("{b} is not an integer: {}", Self::accepted())))
+        }
+    }
+    d.deserialize_any(V::<MIN>).map(Some)
 }
 
 fn bare_number(n: &str) -> String {
@@ -197,8 +273,10 @@ struct RawScenario {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
+    #[serde(default, deserialize_with = "whole_number::<_, 2>")]
     replications: Option<u64>,
     precision: Option<f64>,
+    #[serde(default, deserialize_with = "whole_number::<_, 0>")]
     seed: Option<u64>,
 }
 
@@ -206,6 +284,7 @@ struct RawRun {
 #[serde(deny_unknown_fields)]
 struct RawJob {
     work: DurationS,
+    #[serde(default, deserialize_with = "whole_number::<_, 1>")]
     nodes: Option<u64>,
     checkpoint: DurationS,
     restart: DurationS,
@@ -491,6 +570,9 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     }
     let axes = sweep.axes.clone();
 
+    if let Some(name) = &base.name {
+        check_name(name).map_err(|f| fail(f, &[]))?;
+    }
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
@@ -693,10 +775,14 @@ pub(crate) fn duration_at_least(
 ) -> std::result::Result<f64, FieldError> {
     let ok = if strictly_positive { v.0 > 0.0 } else { v.0 >= 0.0 };
     if ok {
-        Ok(v.0)
+        // "-0 s" is zero: adding +0.0 turns −0.0 into +0.0, so messages never say "-0 s".
+        Ok(v.0 + 0.0)
     } else {
         let range = if strictly_positive { "a duration > 0" } else { "a duration ≥ 0" };
-        Err(field(key, format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", v.0)))
+        Err(field(
+            key,
+            format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", shown_number(v.0)),
+        ))
     }
 }
 
@@ -766,7 +852,10 @@ fn resolve_point(
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
-        return Err(field("policy.factor", format!("{factor} is out of range: accepted is a finite number > 0")));
+        return Err(field(
+            "policy.factor",
+            format!("{} is out of range: accepted is a finite number > 0", shown_number(factor)),
+        ));
     }
     let base_s = interval_of(rule, &job, failures.mtbf_s())?;
     let interval_s = base_s * factor;
@@ -780,7 +869,54 @@ fn resolve_point(
             ),
         ));
     }
+    let chunks = job.work_s / interval_s;
+    if chunks > MAX_CHUNKS {
+        // Blame the factor where it is what made the interval tiny.
+        let key = if factor == 1.0 { "policy.interval" } else { "policy.factor" };
+        let n = shown_number;
+        let how = match rule {
+            IntervalRule::Fixed(_) => String::new(),
+            _ => format!("\"{}\" ", rule.name()),
+        };
+        let times = if factor == 1.0 { String::new() } else { format!("× factor {} ", n(factor)) };
+        return Err(field(
+            key,
+            format!(
+                "{how}{times}gives an interval of {} s, which cuts job.work = {} s into {} chunks: accepted is at \
+                 most {MAX_CHUNKS:e} chunks, an interval ≥ {} s",
+                n(interval_s),
+                n(job.work_s),
+                n(chunks),
+                n(job.work_s / MAX_CHUNKS)
+            ),
+        ));
+    }
     Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
+}
+
+/// The most chunks (checkpoint intervals) a job's work may be cut into. Chunk counts are
+/// integers in the engine and the closed forms; far below 2⁵³ they stay exact, and no real
+/// study checkpoints a job 10¹² times.
+pub const MAX_CHUNKS: f64 = 1e12;
+
+/// Checks a scenario's `name`, which names its output files inside `--out`: a plain file name,
+/// not empty, without path separators and not `.` or `..`, so no file lands outside `--out`.
+pub(crate) fn check_name(name: &str) -> std::result::Result<(), FieldError> {
+    let bad = name.trim().is_empty()
+        || name == "."
+        || name == ".."
+        || name.chars().any(|c| c == '/' || c == '\\' || c.is_control());
+    if bad {
+        return Err(field(
+            "name",
+            format!(
+                "{:?} cannot name the output files: accepted is a non-empty file name without `/`, `\\` or \
+                 control characters, other than `.` and `..`",
+                shorten(name)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The law of `spec` with mean `mean_s` (s); the empirical list is rescaled to that mean
