@@ -894,6 +894,13 @@ fn resolve_point(
     Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
 }
 
+/// The most nodes the per-node reference sampler (`failures.sampler = "per-node"`) accepts:
+/// it keeps every node on a heap, so its memory and set-up time grow with the nodes.
+pub const MAX_PER_NODE_SAMPLER_NODES: u64 = 10_000_000;
+
+/// The most nodes a `[topology]` may hold: 2⁵³, below which node counts are exact as f64.
+pub const MAX_PLATFORM_NODES: u64 = 1 << 53;
+
 /// The most chunks (checkpoint intervals) a job's work may be cut into. Chunk counts are
 /// integers in the engine and the closed forms; far below 2⁵³ they stay exact, and no real
 /// study checkpoints a job 10¹² times.
@@ -1004,6 +1011,17 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                 if v == Some(0) {
                     return Err(field(key, "0 is out of range: accepted is an integer ≥ 1"));
                 }
+            }
+            // The node count must not wrap (it did: 2⁶³ racks × 2⁶³ nodes made "1 nodes").
+            if t.racks.checked_mul(t.nodes_per_rack).is_none_or(|n| n > MAX_PLATFORM_NODES) {
+                return Err(field(
+                    "topology.nodes_per_rack",
+                    format!(
+                        "{} racks × {} nodes per rack is too large a platform: accepted is racks × nodes_per_rack \
+                         ≤ 2⁵³ = {MAX_PLATFORM_NODES} nodes",
+                        t.racks, t.nodes_per_rack
+                    ),
+                ));
             }
             Some(Topology {
                 racks: t.racks,
@@ -1172,6 +1190,20 @@ fn resolve_trace(
             ));
         }
     };
+    let period_s = trace::wrap_period_s(sys);
+    if period_s.is_nan() || period_s <= 0.0 {
+        // One failure, or all at one instant: no MTBF, and a wrapped replay would strike the
+        // job again and again at the same instant.
+        return Err(field(
+            "failures.trace.file",
+            format!(
+                "system {name} of {} has {} failure(s), all at one instant: it spans 0 s and has no MTBF; \
+                 accepted for a replay is a log with failures at two or more distinct times",
+                path.display(),
+                sys.events.len()
+            ),
+        ));
+    }
     let start_s = sys.start_s;
     // Node numbers beyond the declared size (the log has some) fold back onto the system.
     let events: Vec<(f64, u64)> =
@@ -1187,7 +1219,7 @@ fn resolve_trace(
             TraceEndName::Censor => trace::TraceEnd::Censor,
         },
         events: std::sync::Arc::new(events),
-        period_s: trace::wrap_period_s(sys),
+        period_s,
     }))
 }
 
@@ -1233,7 +1265,9 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
                 ));
             }
         }
-        return resolve_classes(classes, nodes, start, sampler);
+        let model = resolve_classes(classes, nodes, start, sampler)?;
+        check_sampler(sampler, nodes)?;
+        return Ok(model);
     }
     let spec = LawSpec {
         prefix: "failures".into(),
@@ -1246,11 +1280,29 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
         Renewal::Job => build_law(&spec, job_mtbf_s.or(node_mtbf_s.map(|m| m / n)))?,
         Renewal::Node => build_law(&spec, node_mtbf_s.or(job_mtbf_s.map(|m| m * n)))?,
     };
+    check_sampler(sampler, nodes)?;
     Ok(match (law.is_exponential(), renewal) {
         (true, Renewal::Job) => FailureModel::Poisson { mtbf_s: law.mean_s() },
         (_, Renewal::Job) => FailureModel::JobRenewal { law, start },
         (_, Renewal::Node) => FailureModel::Platform { classes: vec![NodeClass { nodes, law }], start, sampler },
     })
+}
+
+/// Refuses the per-node reference sampler on more than [`MAX_PER_NODE_SAMPLER_NODES`] nodes
+/// (checked after the laws, whose errors say more).
+fn check_sampler(sampler: Sampler, nodes: u64) -> std::result::Result<(), FieldError> {
+    if sampler == Sampler::PerNode && nodes > MAX_PER_NODE_SAMPLER_NODES {
+        Err(field(
+            "failures.sampler",
+            format!(
+                "\"per-node\" keeps every node on a heap, its memory and time growing with them: {nodes} nodes \
+                 are too many; accepted for it is job.nodes ≤ {MAX_PER_NODE_SAMPLER_NODES}, or \"cohort\" (the \
+                 default, whose cost does not grow with the nodes)"
+            ),
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 fn resolve_classes(

@@ -540,3 +540,50 @@ fn formulas_negative_values_as_separate_arguments() {
         assert!(stderr.contains(&format!("{flag} -5s")) && stderr.contains(range), "{flag}: {stderr}");
     }
 }
+
+#[test]
+fn a_log_without_a_span_cannot_be_replayed() {
+    // One failure, or all at one instant: "young" used to be blamed (an interval of 0 s), and
+    // a fixed interval with `end = "wrap"` struck the job forever at time 0 (exit 1).
+    let tmp = tempfile::tempdir().unwrap();
+    for (log, rows) in [("one.csv", "5 h,0\n"), ("same.csv", "0 s,0\n0 s,1\n")] {
+        fs::write(tmp.path().join(log), format!("time,node\n{rows}")).unwrap();
+        let text = failures(&format!("\n[failures.trace]\nfile = \"{}\"", tmp.path().join(log).display()));
+        for interval in ["young", "10 min"] {
+            let text = text.replace(r#"interval = "young""#, &format!("interval = \"{interval}\""));
+            rejects(&text, &[], &["bad.toml:13:8", "failures.trace.file", "spans 0 s", "two or more distinct times"]);
+        }
+    }
+}
+
+#[test]
+fn a_platform_whose_node_count_overflows() {
+    // 2⁶³ − 1 racks of 2⁶³ − 1 nodes wrapped to "1 nodes".
+    let big = "\n[topology]\nracks = 9223372036854775807\nnodes_per_rack = 9223372036854775807\n";
+    rejects(&format!("{GOOD}{big}"), &[], &["bad.toml:20:18", "topology.nodes_per_rack", "≤ 2⁵³"]);
+}
+
+#[test]
+fn many_racks_under_a_random_placement() {
+    // Each random placement used to allocate a flag per rack (4e9 bytes, 10⁴ times over to
+    // estimate the MTBF): the run never ended. Now it costs O(job nodes).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("racks.toml");
+    let text = with(r#"restart = "10 min""#, "restart = \"10 min\"\nnodes = 8\nplacement = \"random\"");
+    fs::write(
+        &file,
+        format!("{text}\n[topology]\nracks = 4000000000\nnodes_per_rack = 2\n\n[failures.rack]\nmtbf = \"1 y\"\n"),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, stderr, left) = outcome(&["run", file.to_str().unwrap(), "--reps", "5"], true);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn per_node_sampler_on_too_many_nodes() {
+    let text = failures("law = \"weibull\"\nshape = 0.7\nnode_mtbf = \"3e9 h\"\nsampler = \"per-node\"");
+    rejects(&text, &["--set", "job.nodes=1000000000"], &["bad.toml:14:11", "failures.sampler", "≤ 10000000", "cohort"]);
+}
