@@ -871,20 +871,23 @@ fn resolve_point(
     }
     let chunks = job.work_s / interval_s;
     if chunks > MAX_CHUNKS {
-        // Blame the factor where it is what made the interval tiny.
-        let key = if factor == 1.0 { "policy.interval" } else { "policy.factor" };
+        // Blame the factor where the rule's own interval would have been fine.
+        let key = if job.work_s / base_s <= MAX_CHUNKS { "policy.factor" } else { "policy.interval" };
         let n = shown_number;
-        let how = match rule {
-            IntervalRule::Fixed(_) => String::new(),
-            _ => format!("\"{}\" ", rule.name()),
+        let rule_name = match rule {
+            IntervalRule::Fixed(s) => format!("{} s", n(s)),
+            _ => format!("\"{}\"", rule.name()),
         };
-        let times = if factor == 1.0 { String::new() } else { format!("× factor {} ", n(factor)) };
+        let times = match (rule, factor == 1.0) {
+            (IntervalRule::Fixed(_), true) => String::new(),
+            (_, true) => format!(" = {} s", n(interval_s)),
+            _ => format!(" × factor {} = {} s", n(factor), n(interval_s)),
+        };
         return Err(field(
             key,
             format!(
-                "{how}{times}gives an interval of {} s, which cuts job.work = {} s into {} chunks: accepted is at \
-                 most {MAX_CHUNKS:e} chunks, an interval ≥ {} s",
-                n(interval_s),
+                "the interval {rule_name}{times} cuts job.work = {} s into {} chunks: accepted is at most \
+                 {MAX_CHUNKS:e} chunks, an interval ≥ {} s",
                 n(job.work_s),
                 n(chunks),
                 n(job.work_s / MAX_CHUNKS)

@@ -587,3 +587,37 @@ fn per_node_sampler_on_too_many_nodes() {
     let text = failures("law = \"weibull\"\nshape = 0.7\nnode_mtbf = \"3e9 h\"\nsampler = \"per-node\"");
     rejects(&text, &["--set", "job.nodes=1000000000"], &["bad.toml:14:11", "failures.sampler", "≤ 10000000", "cohort"]);
 }
+
+#[test]
+fn a_tiny_interval_blames_the_interval_not_the_factor() {
+    rejects(
+        GOOD,
+        &["--set", "policy.interval=1e-300 s", "--set", "policy.factor=2"],
+        &["--set policy.interval=1e-300 s", "key `policy.interval`", "× factor 2 = 2e-300 s"],
+    );
+}
+
+#[test]
+fn efficiency_messages_show_huge_numbers_briefly() {
+    // R₀ = 1e300 was printed with 300 digits, and e^{R₀·u_r} with as many.
+    let (code, stderr, left) = outcome(
+        &["efficiency", "scenarios/small-schedule.toml", "--reps", "2", "--set", "machine.failure_rate=1e300"],
+        true,
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("machine.failure_rate") && stderr.contains("1e300 per node-hour"), "{stderr}");
+    assert!(stderr.len() < 800 && left.is_empty(), "{} bytes: {stderr}", stderr.len());
+}
+
+#[test]
+fn a_folder_given_as_a_schedule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let (code, stderr, left) = outcome(&["efficiency", dir], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("a folder, not a schedule file") && left.is_empty(), "{stderr}");
+    let (code, stderr, _) =
+        outcome(&["efficiency", "scenarios/small-schedule.toml", "--set", &format!("schedule.file={dir}")], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("schedule.file") && stderr.contains("a folder, not a file"), "{stderr}");
+}
