@@ -317,6 +317,24 @@ fn usage(message: String) -> anyhow::Error {
     Error::Usage(message).into()
 }
 
+/// Refuses two inputs of one command line that share a name: the second's result files
+/// would replace the first's.
+pub(crate) fn distinct_names<'a>(named: impl Iterator<Item = (&'a str, &'a std::path::Path)>) -> anyhow::Result<()> {
+    let mut seen: Vec<(&str, &std::path::Path)> = vec![];
+    for (name, path) in named {
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            return Err(usage(format!(
+                "{} and {} are both named `{name}`: the second's result files would replace the first's; \
+                 accepted are inputs with distinct names (set `name`, or --set name=... on separate runs)",
+                first.display(),
+                path.display()
+            )));
+        }
+        seen.push((name, path));
+    }
+    Ok(())
+}
+
 /// Creates the output folder `out` and its parents. An `--out` that is, or lies under,
 /// something other than a folder is bad usage (exit 2); other failures are I/O errors.
 pub(crate) fn create_out_dir(out: &std::path::Path) -> anyhow::Result<()> {
@@ -354,6 +372,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let pool = thread_pool(args.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
+    distinct_names(scenarios.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
     let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
     if !fixed && (sharded.is_some() || args.resume) {

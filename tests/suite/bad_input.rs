@@ -621,3 +621,25 @@ fn a_folder_given_as_a_schedule() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("schedule.file") && stderr.contains("a folder, not a file"), "{stderr}");
 }
+
+#[test]
+fn two_inputs_with_one_name() {
+    // Both wrote OUT/a.csv: the second run's files silently replaced the first's.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a.toml"), tmp.path().join("b.toml"));
+    fs::write(&a, GOOD).unwrap();
+    fs::write(&b, format!("name = \"a\"\n{GOOD}")).unwrap();
+    let (code, stderr, left) = outcome(&["run", a.to_str().unwrap(), b.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("both named `a`") && stderr.contains("b.toml"), "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+    let (x, y) = (tmp.path().join("x"), tmp.path().join("y"));
+    for d in [&x, &y] {
+        fs::create_dir(d).unwrap();
+        fs::write(d.join("jobs.csv"), "nodes,requested_s\n128,3600\n").unwrap();
+    }
+    let (x, y) = (x.join("jobs.csv"), y.join("jobs.csv"));
+    let (code, stderr, left) = outcome(&["efficiency", x.to_str().unwrap(), y.to_str().unwrap(), "--reps", "2"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("both named `jobs`") && left.is_empty(), "{stderr}");
+}
