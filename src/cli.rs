@@ -137,7 +137,7 @@ pub struct ValidateArgs {
     /// Master seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (default: all cores).
+    /// Worker threads, 1 to 1024 (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -154,7 +154,7 @@ pub struct OptimizeArgs {
     /// Master seed (overrides the scenario's run.seed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores). The result does not depend on it.
+    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Override a scenario key (repeatable).
@@ -183,7 +183,7 @@ pub struct RunArgs {
     /// Master seed (overrides the scenario's run.seed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores). The result does not depend on it.
+    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Override a scenario key, for example --set job.checkpoint="300 s" (repeatable).
@@ -232,19 +232,19 @@ pub struct MergeArgs {
 #[derive(Debug, clap::Args)]
 pub struct FormulasArgs {
     /// Checkpoint write cost δ, with a unit ("120s", "5 min").
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub checkpoint: String,
     /// The job's MTBF M, with a unit ("3.1h"); or give --rate.
-    #[arg(long, required_unless_present = "rate", conflicts_with = "rate")]
+    #[arg(long, required_unless_present = "rate", conflicts_with = "rate", allow_hyphen_values = true)]
     pub mtbf: Option<String>,
     /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h").
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rate: Option<String>,
     /// Restart cost R.
-    #[arg(long, default_value = "0 s")]
+    #[arg(long, default_value = "0 s", allow_hyphen_values = true)]
     pub restart: String,
     /// Downtime D before each restart attempt.
-    #[arg(long, default_value = "0 s")]
+    #[arg(long, default_value = "0 s", allow_hyphen_values = true)]
     pub downtime: String,
     /// Whether failures strike checkpoint writes.
     #[arg(long, value_enum, default_value_t = ExposureArg::CanFail)]
@@ -253,10 +253,10 @@ pub struct FormulasArgs {
     #[arg(long, value_enum, default_value_t = ExposureArg::CanFail)]
     pub restart_failures: ExposureArg,
     /// Also evaluate this interval.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub interval: Option<String>,
     /// Finite work W: adds the expected wall time, its SD and the overhead of the job.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub work: Option<String>,
     /// Table or JSON (CSV is the same as JSON's rows).
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -284,10 +284,27 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             exit_code(&e)
         }
     }
+}
+
+/// The error and its causes joined by ": ", each cause left out where the text so far
+/// already holds it: library errors print their source themselves (`Error::Io`,
+/// `Error::Engine`), so anyhow's `{:#}` would say everything twice.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if text.is_empty() {
+            text = s;
+        } else if !text.contains(&s) {
+            text.push_str(": ");
+            text.push_str(&s);
+        }
+    }
+    text
 }
 
 /// The exit code for an error: the library error's own code where there is one in the
@@ -298,6 +315,43 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 fn usage(message: String) -> anyhow::Error {
     Error::Usage(message).into()
+}
+
+/// Refuses two inputs of one command line that share a name: the second's result files
+/// would replace the first's.
+pub(crate) fn distinct_names<'a>(named: impl Iterator<Item = (&'a str, &'a std::path::Path)>) -> anyhow::Result<()> {
+    let mut seen: Vec<(&str, &std::path::Path)> = vec![];
+    for (name, path) in named {
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            return Err(usage(format!(
+                "{} and {} are both named `{name}`: the second's result files would replace the first's; \
+                 accepted are inputs with distinct names (set `name`, or --set name=... on separate runs)",
+                first.display(),
+                path.display()
+            )));
+        }
+        seen.push((name, path));
+    }
+    Ok(())
+}
+
+/// Creates the output folder `out` and its parents. An `--out` that is, or lies under,
+/// something other than a folder is bad usage (exit 2); other failures are I/O errors.
+pub(crate) fn create_out_dir(out: &std::path::Path) -> anyhow::Result<()> {
+    // The nearest part of the path that exists must be a folder.
+    if let Some(existing) = out.ancestors().filter(|a| !a.as_os_str().is_empty()).find(|a| a.exists())
+        && !existing.is_dir()
+    {
+        return Err(usage(format!(
+            "--out {}: {} exists and is not a folder; accepted is an output folder (created when missing)",
+            out.display(),
+            existing.display()
+        )));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|source| Error::Io { path: out.to_path_buf(), source })
+        .context("creating the output folder")?;
+    Ok(())
 }
 
 fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
@@ -318,6 +372,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let pool = thread_pool(args.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
+    distinct_names(scenarios.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
     let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
     if !fixed && (sharded.is_some() || args.resume) {
@@ -325,9 +380,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             "--shard and --resume need a fixed number of replications (--reps or run.replications)".into(),
         ));
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|source| Error::Io { path: args.out.clone(), source })
-        .context("creating the output folder")?;
+    create_out_dir(&args.out)?;
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {
@@ -499,7 +552,7 @@ fn parse_shard(text: &str) -> anyhow::Result<runner::Shard> {
 fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
     let (sc, result) = partial::merge(&partials)?;
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    create_out_dir(&args.out)?;
     let mut stdout = std::io::stdout().lock();
     write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
 }
@@ -507,9 +560,13 @@ fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
 /// Replications behind every candidate of `optimize` unless the scenario asks for more.
 pub const OPTIMIZE_DEFAULT_REPLICATIONS: u64 = 10_000;
 
+/// The most worker threads `--threads` accepts: far more than any machine has cores, and few
+/// enough that starting them is quick.
+pub const MAX_THREADS: usize = 1024;
+
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    if threads == Some(0) {
-        return Err(usage("--threads 0: accepted is an integer ≥ 1".into()));
+    if let Some(n) = threads.filter(|&n| n == 0 || n > MAX_THREADS) {
+        return Err(usage(format!("--threads {n}: accepted is an integer from 1 to {MAX_THREADS}")));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
@@ -537,9 +594,10 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     };
     let seed = args.seed.unwrap_or(sc.run.seed);
     let pool = thread_pool(args.threads)?;
+    // Before the search, so a bad --out costs nothing.
+    create_out_dir(&args.out)?;
     let point = &sc.points[0];
     let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
     let json = report::optimum_json(&sc, seed, &opt);
     let csv = report::optimum_csv(&opt);
     report::write_atomic(&args.out.join(format!("{}-optimize.json", sc.name)), json.as_bytes())?;
@@ -577,7 +635,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
         return Ok(());
     }
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    create_out_dir(&args.out)?;
     let stem = args
         .log
         .file_name()
@@ -619,10 +677,12 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
     };
     let per_s = parse_duration_s(&format!("1 {}", unit.trim())).map_err(|e| format!("\"{text}\": {e}"))?;
     let value: f64 = number.trim().parse().map_err(|_| format!("\"{text}\": `{}` is not a number", number.trim()))?;
-    if !(value > 0.0 && value.is_finite()) {
-        return Err(format!("\"{text}\": accepted is a finite rate > 0"));
+    let rate_per_s = value / per_s;
+    // Checked in seconds too: "1e308/ms" overflows, "5e-324/s" gives an infinite MTBF.
+    if !(value > 0.0 && value.is_finite() && rate_per_s.is_finite() && (1.0 / rate_per_s).is_finite()) {
+        return Err(format!("\"{text}\": accepted is a finite rate > 0 whose inverse (the MTBF) is finite"));
     }
-    Ok(value / per_s)
+    Ok(rate_per_s)
 }
 
 fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Result<f64> {
@@ -655,8 +715,20 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
         restart_exposure: args.restart_failures.into(),
         on_failure: OnFailure::Restart,
     };
-    let rows =
-        formula_rows(&job, mtbf_s, args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?);
+    let extra_interval_s = args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?;
+    let rows = formula_rows(&job, mtbf_s, extra_interval_s);
+    if rows.is_empty() {
+        return Err(usage(format!(
+            "--checkpoint {}: no formula gives an interval > 0 here (δ = {} s, M = {} s); accepted is a \
+             checkpoint cost > 0, or give --interval to evaluate one",
+            args.checkpoint,
+            scenario::shown_number(job.checkpoint_s),
+            scenario::shown_number(mtbf_s)
+        )));
+    }
+    for note in omitted_formulas(&job, &rows) {
+        eprintln!("note: {note}");
+    }
     let text = match args.format {
         Format::Json => {
             let mut t = serde_json::to_string_pretty(&serde_json::json!({
@@ -758,6 +830,34 @@ pub fn formula_rows(job: &Job, mtbf_s: f64, extra_interval_s: Option<f64>) -> Ve
             }
         })
         .collect()
+}
+
+/// Why formulas are missing from `rows` (see [`formula_rows`]): one line per reason.
+fn omitted_formulas(job: &Job, rows: &[FormulaRow]) -> Vec<String> {
+    let missing = |n: &&str| !rows.iter().any(|r| r.name == *n);
+    let mut zero: Vec<&str> = ["young", "daly", "daly-high-order"].into_iter().filter(missing).collect();
+    let mut notes = vec![];
+    if missing(&"optimal") {
+        if job.checkpoint_exposure == Exposure::CannotFail && job.checkpoint_s > 0.0 {
+            notes.push(
+                "optimal left out: no finite optimum when the write cannot fail and costs at least a recovery (δ ≥ K)"
+                    .to_string(),
+            );
+        } else {
+            zero.push("optimal");
+        }
+    }
+    if !zero.is_empty() {
+        notes.insert(
+            0,
+            format!(
+                "{} left out: an interval of 0 s (δ = {} s)",
+                zero.join(", "),
+                scenario::shown_number(job.checkpoint_s)
+            ),
+        );
+    }
+    notes
 }
 
 fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {

@@ -238,7 +238,9 @@ struct RawStudy {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
+    #[serde(default, deserialize_with = "crate::scenario::whole_number::<_, 2>")]
     replications: Option<u64>,
+    #[serde(default, deserialize_with = "crate::scenario::whole_number::<_, 0>")]
     seed: Option<u64>,
 }
 
@@ -415,8 +417,9 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<EfficiencyScena
 pub fn from_schedule(path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
     if !path.is_file() {
         return Err(Error::Usage(format!(
-            "{}: no such schedule file (resolved: {}); give a schedule CSV or an efficiency scenario (.toml)",
+            "{}: {} (resolved: {}); give a schedule CSV or an efficiency scenario (.toml)",
             path.display(),
+            if path.is_dir() { "a folder, not a schedule file" } else { "no such schedule file" },
             absolute(path).display()
         )));
     }
@@ -489,7 +492,14 @@ fn build(
             "a relative path resolves against the scenario file's folder"
         };
         return Err(fail(
-            field("schedule.file", format!("no such file: {} ({rule})", absolute(&resolved).display())),
+            field(
+                "schedule.file",
+                format!(
+                    "{}: {} ({rule})",
+                    if resolved.is_dir() { "a folder, not a file" } else { "no such file" },
+                    absolute(&resolved).display()
+                ),
+            ),
             &[],
         ));
     }
@@ -507,6 +517,9 @@ fn build(
         points.push(point);
     }
 
+    if let Some(name) = &base.name {
+        crate::scenario::check_name(name).map_err(|f| fail(f, &[]))?;
+    }
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "efficiency".into())
     });
@@ -675,12 +688,14 @@ fn check_point(p: &EfficiencyPoint, types: &[JobType]) -> std::result::Result<()
             return Err(field(
                 "machine.failure_rate",
                 format!(
-                    "{r0} per node-hour makes every restart of the {big}-node jobs fail: a restart uses u_r = {} \
+                    "{} per node-hour makes every restart of the {big}-node jobs fail: a restart uses u_r = {} \
                      node-hours (α·u_chk + τ₀·N) and is struck R₀·u_r = {} times on average, so it practically never \
-                     completes (about e^{exposure:.0} attempts per failure); accepted for this schedule and machine \
+                     completes (about e^{} attempts per failure); accepted for this schedule and machine \
                      is R₀·u_r ≤ {MAX_RESTART_EXPOSURE}, i.e. failure_rate ≤ {} (or a faster bandwidth, node-local \
                      storage, a shorter setup)",
+                    crate::scenario::shown_number(r0),
                     sig(u_r),
+                    sig(exposure),
                     sig(exposure),
                     sig(MAX_RESTART_EXPOSURE / u_r)
                 ),

@@ -56,23 +56,55 @@ const DURATION: Quantity<'static> = Quantity {
 /// one of `q`'s, and the scaled value be finite (the sign is the caller's to check).
 pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f64, String> {
     let trimmed = text.trim();
-    let unit_len = trimmed.chars().rev().take_while(|c| c.is_ascii_alphabetic()).count();
-    let (number, unit) = trimmed.split_at(trimmed.len() - unit_len);
+    let shown = shorten(text);
+    if trimmed.is_empty() {
+        return Err(format!(
+            "\"{shown}\" is empty: a {} is a number and a unit, for example {} ({})",
+            q.name, q.examples, q.hint
+        ));
+    }
+    // The unit is the trailing run of letters, any script: "5 µs" names the unknown unit `µs`.
+    let unit_bytes: usize = trimmed.chars().rev().take_while(|c| c.is_alphabetic()).map(char::len_utf8).sum();
+    let (number, unit) = trimmed.split_at(trimmed.len() - unit_bytes);
     let number = number.trim_end();
     if unit.is_empty() {
-        return Err(format!("\"{text}\" has no unit: write it as \"{trimmed} {}\" ({})", q.suggest, q.hint));
+        return Err(format!(
+            "\"{shown}\" has no unit: write it as \"{} {}\" ({})",
+            shorten(trimmed),
+            q.suggest,
+            q.hint
+        ));
     }
     let Some(&(_, scale)) = q.units.iter().find(|(u, _)| *u == unit) else {
-        return Err(format!("\"{text}\": unknown unit `{unit}` ({})", q.hint));
+        return Err(format!("\"{shown}\": unknown unit `{}` ({})", shorten(unit), q.hint));
     };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("\"{text}\": `{number}` is not a number (write for example {})", q.examples))?;
+    let value: f64 = number.parse().map_err(|_| {
+        format!("\"{shown}\": `{}` is not a number (write for example {})", shorten(number), q.examples)
+    })?;
     // Checked after the unit: "1e308 y" overflows to infinity.
     if !(value * scale).is_finite() {
-        return Err(format!("\"{text}\" is not a finite {}", q.name));
+        return Err(format!("\"{shown}\" is not a finite {}", q.name));
     }
     Ok(value * scale)
+}
+
+/// `x` as an error message shows it: as written in plain decimals where that is short
+/// (10⁻⁶ ≤ |x| < 10¹⁶, or 0), else in scientific notation, so 1e-300 is not 300 digits.
+pub fn shown_number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-6..1e16).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
+}
+
+/// The most characters of a user's value that an error message repeats.
+pub const SHOWN_CHARS: usize = 80;
+
+/// `text` as an error message repeats it: whole up to [`SHOWN_CHARS`] characters, else its
+/// start and its length, so a huge field (a corrupt log line, a pasted blob) cannot flood
+/// the terminal.
+pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len())),
+    }
 }
 
 /// Parses a duration with a unit (`"120 s"`, `"2e5 s"`, `"3.1h"`, `"27 min"`) into seconds.
@@ -108,6 +140,50 @@ impl<'de> Deserialize<'de> for DurationS {
         }
         d.deserialize_any(V)
     }
+}
+
+/// Deserialises an optional integer ≥ `MIN` (`run.seed`, `run.replications`, `job.nodes`),
+/// saying what is accepted where serde would only say "expected u64". Values from 0 to `MIN`
+/// pass: the key's own check says why they are out of range.
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>, const MIN: u64>(
+    d: D,
+) -> std::result::Result<Option<u64>, D::Error> {
+    struct V<const MIN: u64>;
+    impl<const MIN: u64> V<MIN> {
+        fn accepted() -> String {
+            format!("accepted is an integer ≥ {MIN} (at most 9223372036854775807, TOML's largest integer)")
+        }
+    }
+    impl<const MIN: u64> serde::de::Visitor<'_> for V<MIN> {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "an integer ≥ {MIN}")
+        }
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<u64, E> {
+            Ok(n)
+        }
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<u64, E> {
+            u64::try_from(n).map_err(|_| E::custom(format!("{n} is out of range: {}", Self::accepted())))
+        }
+        fn visit_i128<E: serde::de::Error>(self, n: i128) -> std::result::Result<u64, E> {
+            u64::try_from(n).map_err(|_| E::custom(format!("{n} is out of range: {}", Self::accepted())))
+        }
+        fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<u64, E> {
+            Err(E::custom(format!("{} is not an integer: {}", shown_number(n), Self::accepted())))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<u64, E> {
+            // A `--set` value too large for TOML arrives as a string of digits.
+            let digits = s.trim_start_matches(['-', '+']);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(E::custom(format!("{} is out of range: {}", shorten(s), Self::accepted())));
+            }
+            Err(E::custom(format!("\"{}\" is a string: {}, written without quotes", shorten(s), Self::accepted())))
+        }
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> std::result::Result<u64, E> {
+            Err(E::custom(format!("{b} is not an integer: {}", Self::accepted())))
+        }
+    }
+    d.deserialize_any(V::<MIN>).map(Some)
 }
 
 fn bare_number(n: &str) -> String {
@@ -197,8 +273,10 @@ struct RawScenario {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
+    #[serde(default, deserialize_with = "whole_number::<_, 2>")]
     replications: Option<u64>,
     precision: Option<f64>,
+    #[serde(default, deserialize_with = "whole_number::<_, 0>")]
     seed: Option<u64>,
 }
 
@@ -206,6 +284,7 @@ struct RawRun {
 #[serde(deny_unknown_fields)]
 struct RawJob {
     work: DurationS,
+    #[serde(default, deserialize_with = "whole_number::<_, 1>")]
     nodes: Option<u64>,
     checkpoint: DurationS,
     restart: DurationS,
@@ -491,6 +570,9 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     }
     let axes = sweep.axes.clone();
 
+    if let Some(name) = &base.name {
+        check_name(name).map_err(|f| fail(f, &[]))?;
+    }
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
@@ -693,10 +775,14 @@ pub(crate) fn duration_at_least(
 ) -> std::result::Result<f64, FieldError> {
     let ok = if strictly_positive { v.0 > 0.0 } else { v.0 >= 0.0 };
     if ok {
-        Ok(v.0)
+        // "-0 s" is zero: adding +0.0 turns −0.0 into +0.0, so messages never say "-0 s".
+        Ok(v.0 + 0.0)
     } else {
         let range = if strictly_positive { "a duration > 0" } else { "a duration ≥ 0" };
-        Err(field(key, format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", v.0)))
+        Err(field(
+            key,
+            format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", shown_number(v.0)),
+        ))
     }
 }
 
@@ -766,7 +852,10 @@ fn resolve_point(
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
-        return Err(field("policy.factor", format!("{factor} is out of range: accepted is a finite number > 0")));
+        return Err(field(
+            "policy.factor",
+            format!("{} is out of range: accepted is a finite number > 0", shown_number(factor)),
+        ));
     }
     let base_s = interval_of(rule, &job, failures.mtbf_s())?;
     let interval_s = base_s * factor;
@@ -780,7 +869,64 @@ fn resolve_point(
             ),
         ));
     }
+    let chunks = job.work_s / interval_s;
+    if chunks > MAX_CHUNKS {
+        // Blame the factor where the rule's own interval would have been fine.
+        let key = if job.work_s / base_s <= MAX_CHUNKS { "policy.factor" } else { "policy.interval" };
+        let n = shown_number;
+        let rule_name = match rule {
+            IntervalRule::Fixed(s) => format!("{} s", n(s)),
+            _ => format!("\"{}\"", rule.name()),
+        };
+        let times = match (rule, factor == 1.0) {
+            (IntervalRule::Fixed(_), true) => String::new(),
+            (_, true) => format!(" = {} s", n(interval_s)),
+            _ => format!(" × factor {} = {} s", n(factor), n(interval_s)),
+        };
+        return Err(field(
+            key,
+            format!(
+                "the interval {rule_name}{times} cuts job.work = {} s into {} chunks: accepted is at most \
+                 {MAX_CHUNKS:e} chunks, an interval ≥ {} s",
+                n(job.work_s),
+                n(chunks),
+                n(job.work_s / MAX_CHUNKS)
+            ),
+        ));
+    }
     Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
+}
+
+/// The most nodes the per-node reference sampler (`failures.sampler = "per-node"`) accepts:
+/// it keeps every node on a heap, so its memory and set-up time grow with the nodes.
+pub const MAX_PER_NODE_SAMPLER_NODES: u64 = 10_000_000;
+
+/// The most nodes a `[topology]` may hold: 2⁵³, below which node counts are exact as f64.
+pub const MAX_PLATFORM_NODES: u64 = 1 << 53;
+
+/// The most chunks (checkpoint intervals) a job's work may be cut into. Chunk counts are
+/// integers in the engine and the closed forms; far below 2⁵³ they stay exact, and no real
+/// study checkpoints a job 10¹² times.
+pub const MAX_CHUNKS: f64 = 1e12;
+
+/// Checks a scenario's `name`, which names its output files inside `--out`: a plain file name,
+/// not empty, without path separators and not `.` or `..`, so no file lands outside `--out`.
+pub(crate) fn check_name(name: &str) -> std::result::Result<(), FieldError> {
+    let bad = name.trim().is_empty()
+        || name == "."
+        || name == ".."
+        || name.chars().any(|c| c == '/' || c == '\\' || c.is_control());
+    if bad {
+        return Err(field(
+            "name",
+            format!(
+                "{:?} cannot name the output files: accepted is a non-empty file name without `/`, `\\` or \
+                 control characters, other than `.` and `..`",
+                shorten(name)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The law of `spec` with mean `mean_s` (s); the empirical list is rescaled to that mean
@@ -868,6 +1014,17 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                 if v == Some(0) {
                     return Err(field(key, "0 is out of range: accepted is an integer ≥ 1"));
                 }
+            }
+            // The node count must not wrap (it did: 2⁶³ racks × 2⁶³ nodes made "1 nodes").
+            if t.racks.checked_mul(t.nodes_per_rack).is_none_or(|n| n > MAX_PLATFORM_NODES) {
+                return Err(field(
+                    "topology.nodes_per_rack",
+                    format!(
+                        "{} racks × {} nodes per rack is too large a platform: accepted is racks × nodes_per_rack \
+                         ≤ 2⁵³ = {MAX_PLATFORM_NODES} nodes",
+                        t.racks, t.nodes_per_rack
+                    ),
+                ));
             }
             Some(Topology {
                 racks: t.racks,
@@ -1036,6 +1193,20 @@ fn resolve_trace(
             ));
         }
     };
+    let period_s = trace::wrap_period_s(sys);
+    if period_s.is_nan() || period_s <= 0.0 {
+        // One failure, or all at one instant: no MTBF, and a wrapped replay would strike the
+        // job again and again at the same instant.
+        return Err(field(
+            "failures.trace.file",
+            format!(
+                "system {name} of {} has {} failure(s), all at one instant: it spans 0 s and has no MTBF; \
+                 accepted for a replay is a log with failures at two or more distinct times",
+                path.display(),
+                sys.events.len()
+            ),
+        ));
+    }
     let start_s = sys.start_s;
     // Node numbers beyond the declared size (the log has some) fold back onto the system.
     let events: Vec<(f64, u64)> =
@@ -1051,7 +1222,7 @@ fn resolve_trace(
             TraceEndName::Censor => trace::TraceEnd::Censor,
         },
         events: std::sync::Arc::new(events),
-        period_s: trace::wrap_period_s(sys),
+        period_s,
     }))
 }
 
@@ -1097,7 +1268,9 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
                 ));
             }
         }
-        return resolve_classes(classes, nodes, start, sampler);
+        let model = resolve_classes(classes, nodes, start, sampler)?;
+        check_sampler(sampler, nodes)?;
+        return Ok(model);
     }
     let spec = LawSpec {
         prefix: "failures".into(),
@@ -1110,11 +1283,29 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
         Renewal::Job => build_law(&spec, job_mtbf_s.or(node_mtbf_s.map(|m| m / n)))?,
         Renewal::Node => build_law(&spec, node_mtbf_s.or(job_mtbf_s.map(|m| m * n)))?,
     };
+    check_sampler(sampler, nodes)?;
     Ok(match (law.is_exponential(), renewal) {
         (true, Renewal::Job) => FailureModel::Poisson { mtbf_s: law.mean_s() },
         (_, Renewal::Job) => FailureModel::JobRenewal { law, start },
         (_, Renewal::Node) => FailureModel::Platform { classes: vec![NodeClass { nodes, law }], start, sampler },
     })
+}
+
+/// Refuses the per-node reference sampler on more than [`MAX_PER_NODE_SAMPLER_NODES`] nodes
+/// (checked after the laws, whose errors say more).
+fn check_sampler(sampler: Sampler, nodes: u64) -> std::result::Result<(), FieldError> {
+    if sampler == Sampler::PerNode && nodes > MAX_PER_NODE_SAMPLER_NODES {
+        Err(field(
+            "failures.sampler",
+            format!(
+                "\"per-node\" keeps every node on a heap, its memory and time growing with them: {nodes} nodes \
+                 are too many; accepted for it is job.nodes ≤ {MAX_PER_NODE_SAMPLER_NODES}, or \"cohort\" (the \
+                 default, whose cost does not grow with the nodes)"
+            ),
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 fn resolve_classes(

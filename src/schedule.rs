@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Origin};
+use crate::scenario::shorten;
 use crate::stats::ExactSum;
 
 /// One job of a schedule.
@@ -159,17 +160,18 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
         let Some(column) = column_of(name) else {
             return Err(bad(
                 header_line,
-                Some(name),
-                format!("unknown column `{name}`; accepted headers: {ACCEPTED_HEADERS}"),
+                Some(&shorten(name)),
+                format!("unknown column `{}`; accepted headers: {ACCEPTED_HEADERS}", shorten(name)),
             ));
         };
         let slot = &mut index[column as usize];
         if let Some(first) = *slot {
             return Err(bad(
                 header_line,
-                Some(name),
+                Some(&shorten(name)),
                 format!(
-                    "column `{name}` repeats column {} (`{}`); each column may appear once",
+                    "column `{}` repeats column {} (`{}`); each column may appear once",
+                    shorten(name),
                     first + 1,
                     names[first]
                 ),
@@ -209,32 +211,34 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
         }
         let nodes_name = &names[nodes_at];
         let text = record[nodes_at];
+        let shown = shorten(text);
         let nodes: u64 = match text.parse::<u64>() {
             Ok(n) if n >= 1 => n,
             _ => {
                 return Err(bad(
                     line,
                     Some(nodes_name),
-                    format!("`{text}` is not a node count; expected a whole number ≥ 1"),
+                    format!("`{shown}` is not a node count; expected a whole number ≥ 1"),
                 ));
             }
         };
         let duration = |at: usize, zero_ok: bool| -> Result<f64, Error> {
             let name = &names[at];
             let text = record[at];
+            let shown = shorten(text);
             let accepted = if zero_ok { "a finite number of seconds ≥ 0" } else { "a finite number of seconds > 0" };
             match text.parse::<f64>() {
                 Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) && (nodes as f64 * v).is_finite() => Ok(v),
                 Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) => Err(bad(
                     line,
                     Some(name),
-                    format!("`{text}` s on {nodes} nodes: the job's usage N·T overflows; expected N × {name} finite"),
+                    format!("`{shown}` s on {nodes} nodes: the job's usage N·T overflows; expected N × {name} finite"),
                 )),
                 Ok(v) if v.is_finite() && v == 0.0 => {
-                    Err(bad(line, Some(name), format!("`{text}`: a requested duration of zero; expected {accepted}")))
+                    Err(bad(line, Some(name), format!("`{shown}`: a requested duration of zero; expected {accepted}")))
                 }
-                Ok(_) => Err(bad(line, Some(name), format!("`{text}` is out of range; expected {accepted}"))),
-                Err(_) => Err(bad(line, Some(name), format!("`{text}` is not a number; expected {accepted}"))),
+                Ok(_) => Err(bad(line, Some(name), format!("`{shown}` is out of range; expected {accepted}"))),
+                Err(_) => Err(bad(line, Some(name), format!("`{shown}` is not a number; expected {accepted}"))),
             }
         };
         let requested_s = duration(requested_at, false)?;

@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, thread_pool, usage};
+use super::{Format, create_out_dir, distinct_names, thread_pool, usage};
 use crate::efficiency;
-use crate::error::Error;
 use crate::report::{self, efficiency::EfficiencyReport};
 
 /// Arguments of `ckptsim efficiency`.
@@ -25,7 +24,7 @@ pub struct EfficiencyArgs {
     /// Master seed (overrides the scenario's run.seed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores). The result does not depend on it.
+    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Override a key, for example --set machine.failure_rate=3e-5 (repeatable).
@@ -96,9 +95,8 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let sets = args.sets();
     // Validate every input (and read every schedule) before running any.
     let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|source| Error::Io { path: args.out.clone(), source })
-        .context("creating the output folder")?;
+    distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
+    create_out_dir(&args.out)?;
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);

@@ -70,7 +70,7 @@ use statrs::function::gamma::{gamma, ln_gamma};
 
 use crate::error::{Error, Origin};
 use crate::failure::Law;
-use crate::scenario::parse_duration_s;
+use crate::scenario::{parse_duration_s, shorten};
 
 /// The magic bytes that open an xz stream.
 pub const XZ_MAGIC: [u8; 6] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00];
@@ -332,7 +332,7 @@ impl RowParser {
         Err(format!(
             "unknown failure-log header `{}`: expected the LANL header (System,machine type,nodes,…,Prob Started,…) \
              or `time,node[,cause]` (durations with a unit) or `time_s,node[,cause]` (seconds)",
-            header.join(",")
+            shorten(&header.join(","))
         ))
     }
 
@@ -369,13 +369,13 @@ impl RowParser {
                 let nodes = match fields[c.nodes] {
                     "" => None,
                     t => Some(t.parse::<u64>().map_err(|_| {
-                        format!("column `nodes`: `{t}` is not a system size (an integer ≥ 0, or empty)")
+                        format!("column `nodes`: `{}` is not a system size (an integer ≥ 0, or empty)", shorten(t))
                     })?),
                 };
                 let node = match fields[c.node] {
                     "" => 0,
                     t => t.parse::<u64>().map_err(|_| {
-                        format!("column `nodenumz`: `{t}` is not a node number (an integer ≥ 0, or empty)")
+                        format!("column `nodenumz`: `{}` is not a node number (an integer ≥ 0, or empty)", shorten(t))
                     })?,
                 };
                 let time_s = lanl_time_s(fields[c.started]).map_err(|m| format!("column `Prob Started`: {m}"))?;
@@ -383,7 +383,9 @@ impl RowParser {
                     "" => None,
                     t => match t.parse::<f64>() {
                         Ok(v) if v.is_finite() && v >= 0.0 => Some(v * 60.0),
-                        _ => return Err(format!("column `Down Time`: `{t}` is not a number of minutes ≥ 0")),
+                        _ => {
+                            return Err(format!("column `Down Time`: `{}` is not a number of minutes ≥ 0", shorten(t)));
+                        }
                     },
                 };
                 let filled: Vec<&str> = LANL_CAUSE_COLUMNS
@@ -416,21 +418,23 @@ impl RowParser {
                     SimpleTime::WithUnit => parse_duration_s(t).map_err(|m| format!("column `time`: {m}"))?,
                     SimpleTime::Seconds => t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
                         format!(
-                            "column `time_s`: `{t}` is not a number of seconds (the header `time_s` takes plain \
-                             seconds; name the column `time` to write durations with a unit)"
+                            "column `time_s`: `{}` is not a number of seconds (the header `time_s` takes plain \
+                             seconds; name the column `time` to write durations with a unit)",
+                            shorten(t)
                         )
                     })?,
                 };
                 if time_s < 0.0 {
                     return Err(format!(
-                        "column `{}`: `{t}` is negative: times count from the log's start",
-                        header_name(*time)
+                        "column `{}`: `{}` is negative: times count from the log's start",
+                        header_name(*time),
+                        shorten(t)
                     ));
                 }
                 let n = fields[1];
                 let node = n
                     .parse::<u64>()
-                    .map_err(|_| format!("column `node`: `{n}` is not a node number (an integer ≥ 0)"))?;
+                    .map_err(|_| format!("column `node`: `{}` is not a node number (an integer ≥ 0)", shorten(n)))?;
                 let cause = fields.get(2).filter(|c| !c.is_empty()).map(|c| c.to_string());
                 systems.entry(system.clone()).or_insert((None, Vec::new())).1.push(Event {
                     time_s,
@@ -464,12 +468,12 @@ fn simple_system_name(path: &Path) -> String {
 
 /// A LANL `m/d/yyyy h:mm` time as seconds since 1970-01-01 00:00 (naive, no time zone).
 fn lanl_time_s(text: &str) -> Result<f64, String> {
-    let bad = |why: &str| format!("`{text}` is not a date m/d/yyyy hh:mm ({why})");
+    let bad = |why: &str| format!("`{}` is not a date m/d/yyyy hh:mm ({why})", shorten(text));
     let number = |part: &str, digits: std::ops::RangeInclusive<usize>, what: &str| -> Result<i64, String> {
         if digits.contains(&part.len()) && part.bytes().all(|b| b.is_ascii_digit()) {
             Ok(part.parse::<i64>().expect("digits"))
         } else {
-            Err(bad(&format!("bad {what} `{part}`")))
+            Err(bad(&format!("bad {what} `{}`", shorten(part))))
         }
     };
     let (date, clock) = text.split_once(' ').ok_or_else(|| bad("no time of day"))?;

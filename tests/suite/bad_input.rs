@@ -351,3 +351,295 @@ fn supercritical_bursts() {
     let bare = format!("{GOOD}\n[failures.burst]\nbranching = 0.5\ndecay = 600\n");
     rejects(&bare, &[], &["bad.toml:20:9", "unit"]);
 }
+
+/// Runs `args` (with `--out` pointing into a fresh folder, when `out` is set) and returns the
+/// exit code, stderr and what is left in that folder.
+fn outcome(args: &[&str], out: bool) -> (Option<i32>, String, Vec<std::path::PathBuf>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    let mut all: Vec<&str> = args.to_vec();
+    if out {
+        all.extend_from_slice(&["--out", dir.to_str().unwrap()]);
+    }
+    let o = ckptsim(&all);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let left = fs::read_dir(&dir).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    (o.status.code(), stderr, left)
+}
+
+#[test]
+fn engine_errors_are_said_once() {
+    // 2 min writes at M = 1 ms never complete: the engine gives up; its message used to print
+    // twice (the error's own text, then its source again).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, GOOD).unwrap();
+    let (code, stderr, left) =
+        outcome(&["run", file.to_str().unwrap(), "--reps", "2", "--set", "failures.mtbf=1 ms"], true);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.matches("practically never finishes").count(), 1, "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn an_interval_too_small_to_count_its_chunks() {
+    // 1e-300 × Young cut 2e5 s into 1e302 chunks: the chunk count wrapped and the run
+    // reported a negative overhead with exit 0.
+    rejects(GOOD, &["--set", "policy.factor=1e-300"], &["--set policy.factor=1e-300", "policy.factor", "1e12 chunks"]);
+    rejects(
+        &with(r#"interval = "young""#, r#"interval = "1e-300 s""#),
+        &[],
+        &["bad.toml:15:12", "policy.interval", "1e-300 s", "1e12 chunks", "2e-7 s"],
+    );
+}
+
+#[test]
+fn names_that_leave_the_output_folder() {
+    for name in ["", "a/b", "../up", "..", "a\\\\b"] {
+        let text = format!("name = \"{name}\"\n{GOOD}");
+        rejects(&text, &[], &["bad.toml:1:8", "key `name`", "non-empty file name"]);
+    }
+    rejects(GOOD, &["--set", "name=../../x"], &["--set name=../../x", "key `name`", "without `/`"]);
+}
+
+#[test]
+fn out_is_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, GOOD).unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, "time,node\n1 h,1\n2 h,2\n3 h,1\n").unwrap();
+    let schedule = tmp.path().join("jobs.csv");
+    fs::write(&schedule, "nodes,requested_s\n128,3600\n").unwrap();
+    let taken = tmp.path().join("taken");
+    fs::write(&taken, "not a folder").unwrap();
+    let (f, l, s) = (file.to_str().unwrap(), log.to_str().unwrap(), schedule.to_str().unwrap());
+    for out in [taken.clone(), taken.join("below")] {
+        let out = out.to_str().unwrap();
+        for args in [
+            vec!["run", f],
+            vec!["optimize", f, "--reps", "100"],
+            vec!["trace", "stats", l],
+            vec!["efficiency", s, "--reps", "2"],
+        ] {
+            let mut args = args.clone();
+            args.extend_from_slice(&["--out", out]);
+            let (code, stderr, _) = outcome(&args, false);
+            assert_eq!(code, Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains("--out") && stderr.contains("not a folder"), "{args:?}: {stderr}");
+            assert_eq!(stderr.matches("taken").count(), 2, "said once: {stderr}");
+        }
+    }
+    assert_eq!(fs::read_to_string(&taken).unwrap(), "not a folder");
+}
+
+#[test]
+fn empty_duration() {
+    rejects(
+        &with(r#"checkpoint = "2 min""#, r#"checkpoint = """#),
+        &[],
+        &["bad.toml:7:14", "job.checkpoint", "is empty", "a number and a unit"],
+    );
+    rejects(GOOD, &["--set", "job.restart=   "], &["job.restart", "is empty"]);
+}
+
+#[test]
+fn unit_in_another_script() {
+    rejects(
+        &with(r#"checkpoint = "2 min""#, r#"checkpoint = "5 µs""#),
+        &[],
+        &["bad.toml:7:14", "unknown unit `µs`", "ms, s, min, h, d, y"],
+    );
+}
+
+#[test]
+fn negative_zero_is_zero() {
+    rejects(
+        &with(r#"checkpoint = "2 min""#, r#"checkpoint = "-0 s""#),
+        &[],
+        &["bad.toml:15:12", "policy.interval", "job.checkpoint = 0 s"],
+    );
+}
+
+#[test]
+fn integers_out_of_range() {
+    rejects(GOOD, &["--set", "run.seed=-1"], &["--set run.seed=-1", "run.seed", "integer ≥ 0"]);
+    rejects(GOOD, &["--set", "run.seed=18446744073709551616"], &["run.seed", "out of range", "9223372036854775807"]);
+    rejects(&with("replications = 10", "replications = -5"), &[], &["bad.toml:2:16", "run.replications", "≥ 2"]);
+    rejects(&with("replications = 10", "replications = 1e3"), &[], &["bad.toml:2:16", "not an integer"]);
+    rejects(GOOD, &["--set", "job.nodes=1.5"], &["job.nodes", "not an integer", "≥ 1"]);
+}
+
+#[test]
+fn huge_fields_are_shortened_in_messages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, format!("time,node\n1 h,{}\n", "n".repeat(1_000_000))).unwrap();
+    let (code, stderr, left) = outcome(&["trace", "stats", log.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("log.csv:2") && stderr.contains("node") && stderr.contains("1000000 bytes"), "{stderr}");
+    assert!(stderr.len() < 1000 && left.is_empty(), "{} bytes: {left:?}", stderr.len());
+    let schedule = tmp.path().join("jobs.csv");
+    fs::write(&schedule, format!("nodes,requested_s\n1,{}\n", "9".repeat(1_000_000))).unwrap();
+    let (code, stderr, left) = outcome(&["efficiency", schedule.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("jobs.csv:2") && stderr.contains("requested_s"), "{stderr}");
+    assert!(stderr.len() < 1000 && left.is_empty(), "{} bytes: {left:?}", stderr.len());
+    let huge = format!("{} s", "1".repeat(100_000));
+    rejects(GOOD, &["--set", &format!("job.checkpoint={huge}")], &["job.checkpoint", "not a finite duration"]);
+}
+
+#[test]
+fn too_many_threads() {
+    rejects(GOOD, &["--threads", "100000"], &["--threads 100000", "1 to 1024"]);
+}
+
+#[test]
+fn formulas_with_a_free_checkpoint() {
+    // Every formula gives T = 0 when δ = 0: the table used to be empty, with exit 0.
+    let (code, stderr, _) = outcome(&["formulas", "--checkpoint", "0s", "--mtbf", "24h"], false);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--checkpoint 0s") && stderr.contains("> 0") && stderr.contains("--interval"), "{stderr}");
+    let o = ckptsim(&["formulas", "--checkpoint", "0s", "--mtbf", "24h", "--interval", "1h", "--format", "csv"]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("given,3600,"), "{stdout}");
+    assert!(stderr.contains("young, daly, daly-high-order, optimal left out"), "{stderr}");
+}
+
+#[test]
+fn formulas_without_a_finite_optimum_say_so() {
+    let o = ckptsim(&["formulas", "--checkpoint", "2h", "--mtbf", "1h", "--checkpoint-failures", "cannot-fail"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("optimal left out") && stderr.contains("δ ≥ K"), "{stderr}");
+}
+
+#[test]
+fn formulas_rates_whose_mtbf_is_not_finite() {
+    for rate in ["1e308/ms", "5e-324/s"] {
+        let (code, stderr, _) = outcome(&["formulas", "--checkpoint", "5min", "--rate", rate], false);
+        assert_eq!(code, Some(2), "{rate}: {stderr}");
+        assert!(stderr.contains(rate) && stderr.contains("finite"), "{stderr}");
+    }
+}
+
+#[test]
+fn formulas_negative_values_as_separate_arguments() {
+    // `-5s` used to be taken for an unknown flag ("unexpected argument '-5'").
+    for (flag, range) in [("--checkpoint", "≥ 0"), ("--mtbf", "> 0"), ("--restart", "≥ 0"), ("--interval", "> 0")] {
+        let mut args = vec!["formulas", flag, "-5s"];
+        for (other, value) in [("--checkpoint", "5min"), ("--mtbf", "24h")] {
+            if other != flag {
+                args.extend_from_slice(&[other, value]);
+            }
+        }
+        let (code, stderr, _) = outcome(&args, false);
+        assert_eq!(code, Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains(&format!("{flag} -5s")) && stderr.contains(range), "{flag}: {stderr}");
+    }
+}
+
+#[test]
+fn a_log_without_a_span_cannot_be_replayed() {
+    // One failure, or all at one instant: "young" used to be blamed (an interval of 0 s), and
+    // a fixed interval with `end = "wrap"` struck the job forever at time 0 (exit 1).
+    let tmp = tempfile::tempdir().unwrap();
+    for (log, rows) in [("one.csv", "5 h,0\n"), ("same.csv", "0 s,0\n0 s,1\n")] {
+        fs::write(tmp.path().join(log), format!("time,node\n{rows}")).unwrap();
+        let text = failures(&format!("\n[failures.trace]\nfile = \"{}\"", tmp.path().join(log).display()));
+        for interval in ["young", "10 min"] {
+            let text = text.replace(r#"interval = "young""#, &format!("interval = \"{interval}\""));
+            rejects(&text, &[], &["bad.toml:13:8", "failures.trace.file", "spans 0 s", "two or more distinct times"]);
+        }
+    }
+}
+
+#[test]
+fn a_platform_whose_node_count_overflows() {
+    // 2⁶³ − 1 racks of 2⁶³ − 1 nodes wrapped to "1 nodes".
+    let big = "\n[topology]\nracks = 9223372036854775807\nnodes_per_rack = 9223372036854775807\n";
+    rejects(&format!("{GOOD}{big}"), &[], &["bad.toml:20:18", "topology.nodes_per_rack", "≤ 2⁵³"]);
+}
+
+#[test]
+fn many_racks_under_a_random_placement() {
+    // Each random placement used to allocate a flag per rack (4e9 bytes, 10⁴ times over to
+    // estimate the MTBF): the run never ended. Now it costs O(job nodes).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("racks.toml");
+    let text = with(r#"restart = "10 min""#, "restart = \"10 min\"\nnodes = 8\nplacement = \"random\"");
+    fs::write(
+        &file,
+        format!("{text}\n[topology]\nracks = 4000000000\nnodes_per_rack = 2\n\n[failures.rack]\nmtbf = \"1 y\"\n"),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, stderr, left) = outcome(&["run", file.to_str().unwrap(), "--reps", "5"], true);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn per_node_sampler_on_too_many_nodes() {
+    let text = failures("law = \"weibull\"\nshape = 0.7\nnode_mtbf = \"3e9 h\"\nsampler = \"per-node\"");
+    rejects(&text, &["--set", "job.nodes=1000000000"], &["bad.toml:14:11", "failures.sampler", "≤ 10000000", "cohort"]);
+}
+
+#[test]
+fn a_tiny_interval_blames_the_interval_not_the_factor() {
+    rejects(
+        GOOD,
+        &["--set", "policy.interval=1e-300 s", "--set", "policy.factor=2"],
+        &["--set policy.interval=1e-300 s", "key `policy.interval`", "× factor 2 = 2e-300 s"],
+    );
+}
+
+#[test]
+fn efficiency_messages_show_huge_numbers_briefly() {
+    // R₀ = 1e300 was printed with 300 digits, and e^{R₀·u_r} with as many.
+    let (code, stderr, left) = outcome(
+        &["efficiency", "scenarios/small-schedule.toml", "--reps", "2", "--set", "machine.failure_rate=1e300"],
+        true,
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("machine.failure_rate") && stderr.contains("1e300 per node-hour"), "{stderr}");
+    assert!(stderr.len() < 800 && left.is_empty(), "{} bytes: {stderr}", stderr.len());
+}
+
+#[test]
+fn a_folder_given_as_a_schedule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let (code, stderr, left) = outcome(&["efficiency", dir], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("a folder, not a schedule file") && left.is_empty(), "{stderr}");
+    let (code, stderr, _) =
+        outcome(&["efficiency", "scenarios/small-schedule.toml", "--set", &format!("schedule.file={dir}")], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("schedule.file") && stderr.contains("a folder, not a file"), "{stderr}");
+}
+
+#[test]
+fn two_inputs_with_one_name() {
+    // Both wrote OUT/a.csv: the second run's files silently replaced the first's.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a.toml"), tmp.path().join("b.toml"));
+    fs::write(&a, GOOD).unwrap();
+    fs::write(&b, format!("name = \"a\"\n{GOOD}")).unwrap();
+    let (code, stderr, left) = outcome(&["run", a.to_str().unwrap(), b.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("both named `a`") && stderr.contains("b.toml"), "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+    let (x, y) = (tmp.path().join("x"), tmp.path().join("y"));
+    for d in [&x, &y] {
+        fs::create_dir(d).unwrap();
+        fs::write(d.join("jobs.csv"), "nodes,requested_s\n128,3600\n").unwrap();
+    }
+    let (x, y) = (x.join("jobs.csv"), y.join("jobs.csv"));
+    let (code, stderr, left) = outcome(&["efficiency", x.to_str().unwrap(), y.to_str().unwrap(), "--reps", "2"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("both named `jobs`") && left.is_empty(), "{stderr}");
+}
