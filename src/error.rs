@@ -56,6 +56,26 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A precision target (`run.precision` or `--precision`) that no allowed number of
+    /// replications reaches, judged from the replications run so far.
+    #[error(
+        "`run.precision` (or --precision) {precision:e} is out of reach: point {point} would need about {} \
+         replications, more than the {max} allowed; accepted for this scenario is a 95% half-width of at least \
+         about {reachable:.2e}",
+        if needed.is_finite() { format!("{needed:.2e}") } else { "10³⁰⁸ or more".into() }
+    )]
+    PrecisionUnreachable {
+        /// The target half-width.
+        precision: f64,
+        /// The sweep point (0-based) that needs the most replications.
+        point: usize,
+        /// The replications it would need, estimated from its sample so far.
+        needed: f64,
+        /// The most replications an adaptive run may take.
+        max: u64,
+        /// The half-width that `max` replications would reach at that point.
+        reachable: f64,
+    },
     /// A simulation could not complete.
     #[error("point {point}: {source}")]
     Engine {
@@ -72,7 +92,7 @@ impl Error {
     /// runtime errors (DESIGN.md, "CLI contract").
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Scenario { .. } | Error::Usage(_) => 2,
+            Error::Scenario { .. } | Error::Usage(_) | Error::PrecisionUnreachable { .. } => 2,
             Error::Io { .. } | Error::Engine { .. } => 1,
         }
     }

@@ -266,6 +266,17 @@ pub fn run(
                 let more = run_range(scenario, seed, done..target, progress)?;
                 summaries.iter_mut().zip(&more).for_each(|(a, b)| a.merge(b));
                 done = target;
+                // A target no allowed count can reach is refused now, not after 2³² replications.
+                let worst = summaries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (i, estimated_replications(s, h), spread(s)))
+                    .max_by(|a, b| a.1.total_cmp(&b.1));
+                if let Some((point, needed, spread)) = worst.filter(|w| w.1 > MAX_ADAPTIVE_REPLICATIONS as f64) {
+                    let max = MAX_ADAPTIVE_REPLICATIONS;
+                    let reachable = spread / (max as f64).sqrt();
+                    return Err(Error::PrecisionUnreachable { precision: h, point, needed, max, reachable });
+                }
                 let needed = summaries.iter().map(|s| needed_replications(s, h)).max().unwrap_or(0);
                 if needed <= done || done >= MAX_ADAPTIVE_REPLICATIONS {
                     return Ok(RunResult { replications: done, seed, summaries });
@@ -280,10 +291,20 @@ pub fn run(
 /// Replications for a 95% half-width of `h` given the sample so far: ⌈(t·s/h)²⌉
 /// (MODELS.md §6); the current count when the target is already met.
 pub fn needed_replications(s: &Summary, h: f64) -> u64 {
+    estimated_replications(s, h).min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64
+}
+
+/// [`needed_replications`] without the cap, as a float (it may be astronomically large).
+fn estimated_replications(s: &Summary, h: f64) -> f64 {
     let e = s.overhead.estimate();
     if e.half_width <= h {
-        return e.n;
+        return e.n as f64;
     }
-    let t = e.half_width / e.se;
-    ((t * e.sd / h).powi(2)).ceil().min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64
+    (spread(s) / h).powi(2).ceil()
+}
+
+/// t·s of the overhead sample: n replications give a 95% half-width of about t·s/√n.
+fn spread(s: &Summary) -> f64 {
+    let e = s.overhead.estimate();
+    if e.se > 0.0 { e.half_width / e.se * e.sd } else { 0.0 }
 }

@@ -80,7 +80,7 @@ fn in_range(name: &str, v: f64, (lo, hi): (f64, f64)) -> Result<f64, String> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(v)
     } else {
-        Err(format!("{name} {v} is out of range: accepted is {lo} to {hi}"))
+        Err(format!("{name} {} is out of range: accepted is {lo} to {hi}", value_text(v)))
     }
 }
 
@@ -88,8 +88,14 @@ fn positive_mean(mean_s: f64) -> Result<f64, String> {
     if mean_s.is_finite() && mean_s > 0.0 {
         Ok(mean_s)
     } else {
-        Err(format!("mean {mean_s} s is out of range: accepted is a finite duration > 0"))
+        Err(format!("mean {} s is out of range: accepted is a finite duration > 0", value_text(mean_s)))
     }
+}
+
+/// `v` as an error message shows it: every digit it was given, in scientific notation
+/// where plain would run to hundreds of digits (1e-300, not 0.000…1).
+fn value_text(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e16).contains(&v.abs()) { format!("{v:e}") } else { format!("{v}") }
 }
 
 /// P(a, x) with the edges statrs refuses: P(a, 0) = 0, P(a, ∞) = 1.
@@ -647,6 +653,17 @@ mod tests {
                 assert!((back - y).abs() <= RTOL_EDGE * y, "{law:?} Λe⁻¹({y}) = {xe}, Λe = {back}");
             }
         }
+    }
+
+    #[test]
+    fn out_of_range_values_are_shown_briefly() {
+        let err = Law::weibull(1000.0, 1e-300).unwrap_err();
+        assert!(err.contains("shape 1e-300 is out of range"), "{err}");
+        let err = Law::lognormal(1e300, 0.0).unwrap_err();
+        assert!(err.contains("sigma 0 is out of range"), "{err}");
+        let err = Law::exponential(-1e-320).unwrap_err();
+        assert!(err.contains("mean -1e-320 s"), "{err}");
+        assert_eq!(value_text(0.7), "0.7");
     }
 
     #[test]

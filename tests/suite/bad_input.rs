@@ -643,3 +643,13 @@ fn two_inputs_with_one_name() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("both named `jobs`") && left.is_empty(), "{stderr}");
 }
+
+/// A precision no allowed number of replications reaches is refused after the first round
+/// (it used to run towards 2³² replications), with the half-width that is reachable.
+#[test]
+fn a_precision_out_of_reach() {
+    let started = std::time::Instant::now();
+    rejects(GOOD, &["--precision", "1e-300"], &["run.precision", "--precision", "out of reach", "at least about"]);
+    rejects(&with("replications = 10", "precision = 1e-9"), &[], &["run.precision", "out of reach", "4294967296"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "refused at once, not after a long run");
+}
