@@ -354,6 +354,19 @@ pub(crate) fn create_out_dir(out: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses result files that a folder stands in the way of, before any work: the run would
+/// otherwise fail only when it writes them, its work lost.
+pub(crate) fn no_folder_at(paths: impl IntoIterator<Item = PathBuf>) -> anyhow::Result<()> {
+    match paths.into_iter().find(|p| p.is_dir()) {
+        Some(p) => Err(usage(format!(
+            "{} is a folder, where a result file goes; accepted is an --out (or a scenario name) with no folder \
+             of that name in it",
+            p.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let stop = match (args.reps, args.precision) {
         (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
@@ -381,6 +394,12 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         ));
     }
     create_out_dir(&args.out)?;
+    if sharded.is_none() {
+        no_folder_at(scenarios.iter().flat_map(|sc| {
+            let (csv, json) = report::output_paths(&args.out, sc);
+            [csv, json]
+        }))?;
+    }
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {
@@ -596,6 +615,7 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let pool = thread_pool(args.threads)?;
     // Before the search, so a bad --out costs nothing.
     create_out_dir(&args.out)?;
+    no_folder_at(["json", "csv", "svg"].map(|ext| args.out.join(format!("{}-optimize.{ext}", sc.name))))?;
     let point = &sc.points[0];
     let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
     let json = report::optimum_json(&sc, seed, &opt);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, create_out_dir, distinct_names, thread_pool, usage};
+use super::{Format, create_out_dir, distinct_names, no_folder_at, thread_pool, usage};
 use crate::efficiency;
 use crate::report::{self, efficiency::EfficiencyReport};
 
@@ -97,6 +97,7 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     create_out_dir(&args.out)?;
+    no_folder_at(studies.iter().flat_map(|sc| ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name)))))?;
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);

@@ -653,3 +653,35 @@ fn a_precision_out_of_reach() {
     rejects(&with("replications = 10", "precision = 1e-9"), &[], &["run.precision", "out of reach", "4294967296"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(60), "refused at once, not after a long run");
 }
+
+/// A folder where a result file goes is refused before the run, not after it.
+#[test]
+fn a_folder_where_a_result_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    fs::create_dir_all(out.join("young-daly.csv")).unwrap();
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "1000000", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("young-daly.csv is a folder") && stderr.contains("accepted"), "{stderr}");
+    assert!(!out.join("young-daly.json").exists(), "nothing written");
+    fs::create_dir_all(out.join("young-daly-optimize.svg")).unwrap();
+    let o = ckptsim(&[
+        "optimize",
+        "scenarios/young-daly.toml",
+        "--set",
+        "job.checkpoint=2 min",
+        "--set",
+        "policy.factor=1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("young-daly-optimize.svg is a folder"), "{stderr}");
+    fs::create_dir_all(out.join("small-schedule.json")).unwrap();
+    let o = ckptsim(&["efficiency", "scenarios/small-schedule.toml", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("small-schedule.json is a folder"), "{stderr}");
+}
