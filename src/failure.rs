@@ -708,7 +708,10 @@ impl FailureStream for TraceStream {
         if self.next == self.times.len() {
             match self.end {
                 trace::TraceEnd::Censor => return Failure { time_s: f64::INFINITY, scope: FailureScope::Job },
-                trace::TraceEnd::Wrap if self.times.is_empty() => {
+                // Without failures, or without a span to repeat them over (every failure at
+                // one instant), wrapping acts as censoring (`trace::window` does the same):
+                // a zero period would replay them at one time for ever.
+                trace::TraceEnd::Wrap if self.times.is_empty() || self.period_s.is_nan() || self.period_s <= 0.0 => {
                     return Failure { time_s: f64::INFINITY, scope: FailureScope::Job };
                 }
                 trace::TraceEnd::Wrap => {
@@ -720,5 +723,32 @@ impl FailureStream for TraceStream {
         let t = self.times[self.next] + self.pass as f64 * self.period_s - self.offset_s;
         self.next += 1;
         Failure { time_s: t, scope: FailureScope::Job }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn a_wrapped_log_without_a_span_ends_instead_of_repeating_one_instant() {
+        let replay = |period_s: f64| TraceReplay {
+            file: "log.csv".into(),
+            system: "s".into(),
+            system_nodes: 4,
+            job_nodes: 4,
+            placement: Placement::Packed,
+            end: trace::TraceEnd::Wrap,
+            events: std::sync::Arc::new(vec![(5.0, 0), (5.0, 1)]),
+            period_s,
+        };
+        let mut stream = replay(0.0).stream(Pcg64Mcg::seed_from_u64(1));
+        let times: Vec<f64> = (0..4).map(|_| stream.next_failure().time_s).collect();
+        assert!(times.iter().filter(|t| t.is_finite()).count() <= 2, "{times:?}");
+        assert_eq!(times[3], f64::INFINITY);
+        // With a span, the log repeats.
+        let mut stream = replay(10.0).stream(Pcg64Mcg::seed_from_u64(1));
+        assert!((0..6).all(|_| stream.next_failure().time_s.is_finite()));
     }
 }
