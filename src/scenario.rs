@@ -649,8 +649,33 @@ impl Sweep {
                 }
                 sweepable(&key).map_err(|m| spans.key_error(&at, &key, m))?;
                 for (i, v) in values.iter().enumerate() {
-                    let mut t = table.clone();
                     let element = [at[0], at[1], &i.to_string()];
+                    if v.is_table() {
+                        // Setting a whole table would drop the file's other keys in it silently.
+                        return Err(spans.key_error(
+                            &element,
+                            &key,
+                            &format!(
+                                "a sweep value must be one value, not a table: sweep the keys inside it, for \
+                                 example \"{key}.{}\"",
+                                v.as_table().and_then(|t| t.keys().next()).map_or("factor", |k| k.as_str())
+                            ),
+                        ));
+                    }
+                    if let Some(j) = values[..i].iter().position(|w| w == v) {
+                        return Err(spans.key_error(
+                            &element,
+                            &key,
+                            &format!(
+                                "value #{} ({}) repeats value #{}: accepted are distinct values (a repeat gives \
+                                 the same point twice)",
+                                i + 1,
+                                display_value(v),
+                                j + 1
+                            ),
+                        ));
+                    }
+                    let mut t = table.clone();
                     set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
                     deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
                 }

@@ -685,3 +685,13 @@ fn a_folder_where_a_result_goes() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("small-schedule.json is a folder"), "{stderr}");
 }
+
+/// A sweep value that repeats an earlier one, or that is a whole table (which would drop the
+/// table's other keys silently), is refused at its place in the file.
+#[test]
+fn sweep_with_a_repeated_value_or_a_table() {
+    let repeated = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [0.5, 1, 0.5]\n");
+    rejects(&repeated, &[], &["bad.toml:19:28", "policy.factor", "value #3 (0.5) repeats value #1", "distinct"]);
+    let table = format!("{GOOD}\n[sweep]\n\"policy\" = [{{ factor = 2 }}]\n");
+    rejects(&table, &[], &["bad.toml:19:", "key `policy`", "not a table", "\"policy.factor\""]);
+}
