@@ -16,6 +16,10 @@
 //!   [`runner::replicate`] plays them (`runner::play_periodic`): a fresh Poisson stream per
 //!   replication from `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
 //! - `play + Periodic @ T`: the per-segment path on the same streams;
+//! - `play_periodic @ T, W × 100`: the fast path on the same point with a job 100 times
+//!   longer (about 2,200 failures per replication), so that the per-replication setup
+//!   (seeding, the first batch of draws, the unused draws of the last one) is under 1% of
+//!   the time: the marginal cost of a failure event;
 //! - `play_periodic @ T/8`: the fast path with eight times as many checkpoints;
 //! - `play + Periodic @ T/8`: the per-segment path there (measurement 3 at T/8, informative);
 //! - `draws alone`: the fast path's replications without the engine: each builds its stream
@@ -30,7 +34,9 @@
 //! checked against their targets (a miss is printed, not a panic):
 //!
 //! 1. replications and failure events per second per core on the fast path (informative);
-//! 2. engine time per failure event (per-replication setup included) ÷ time per Exp1 draw, ≤ 3;
+//! 2. engine time per failure event ÷ time per Exp1 draw, ≤ 3, read two ways and both
+//!    checked: all in (per-replication setup included, at W) and marginal (at W × 100); the
+//!    setup itself is printed in draws per replication;
 //! 3. fast-path speed ÷ per-segment speed, ≥ 5; before timing, the two paths are asserted to
 //!    give the same record on every replication measured: identical counters, and wall times
 //!    equal up to rounding (the fast path multiplies where the per-segment path sums chunk by
@@ -70,6 +76,11 @@ const SEED: u64 = 42;
 const MTBF_S: f64 = 3.1 * 3600.0;
 /// The round index used while calibrating (its replications are not those of any round).
 const CALIBRATION_ROUND: u64 = u64::MAX >> 33;
+/// How many times longer the job of the marginal-cost variant is.
+const LONG_JOB_FACTOR: f64 = 100.0;
+/// The first replication of the marginal-cost variant's rounds (its seeds are apart from the
+/// engine block's; round `r` starts at `(LONG_JOB_REPS + r) << 32`).
+const LONG_JOB_REPS: u64 = 1 << 20;
 
 fn main() {
     let rounds: usize = env_or("CKPTSIM_BENCH_ROUNDS", 7);
@@ -291,6 +302,10 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         &|n| play_reps(probe..probe + n, 1, &slow_eighth),
     ]);
     let block = ((target_s / secs_per_rep).round() as u64).max(64);
+    // The same point with a job LONG_JOB_FACTOR times longer, for the marginal cost.
+    let mut long_point = scenario_point.clone();
+    long_point.job.work_s *= LONG_JOB_FACTOR;
+    let fast_long = fast(&long_point, young_s);
     let block_of = move |round: u64| round * block..(round + 1) * block;
 
     // Sanity, untimed, on every replication measured: the two paths agree, and the loop is
@@ -313,11 +328,15 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     }
 
     // The unit of each variant's rate, in the order below.
-    let units = ["draws", "reps", "reps", "reps", "reps", "reps", "reps"];
+    let units = ["draws", "reps", "reps", "reps", "reps", "reps", "reps", "reps"];
     let mut variants = [
         Variant::new("Exp1 draws (baseline)", exp1_draws),
         Variant::new("play_periodic @ T", |round, passes| play_reps(block_of(round), passes, &fast_young)),
         Variant::new("play + Periodic @ T", |round, passes| play_reps(block_of(round), passes, &slow_young)),
+        Variant::new("play_periodic @ T, W × 100", |round, reps| {
+            let start = (LONG_JOB_REPS + round) << 32;
+            play_reps(start..start + reps, 1, &fast_long)
+        }),
         Variant::new("play_periodic @ T/8", |round, passes| play_reps(block_of(round), passes, &fast_eighth)),
         Variant::new("play + Periodic @ T/8", |round, passes| play_reps(block_of(round), passes, &slow_eighth)),
         Variant::new("draws alone (no engine)", |round, passes| {
@@ -333,7 +352,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     ];
     measure_rounds(&mut variants, rounds, target_s, CALIBRATION_ROUND);
 
-    let [exp1, fast_t, slow_t, fast_t8, slow_t8, alone, run] = &variants;
+    let [exp1, fast_t, slow_t, fast_long, fast_t8, slow_t8, alone, run] = &variants;
     let layout = ChunkLayout::new(job.work_s, young_s);
     println!();
     println!(
@@ -390,10 +409,21 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     info("   failure events / s / core @ T", &si(median(&failure_rates(fast_t))));
     // Time per failure event ÷ time per draw = draws per second ÷ failure events per second.
     ratio(
-        "2  time per failure event @ T ÷ time per Exp1 draw",
+        "2  time per failure event @ T ÷ time per Exp1 draw, all in",
         (&unit_rates(exp1), &failure_rates(fast_t)),
         Target::AtMost(3.0),
     );
+    ratio(
+        "   the same, marginal: @ T, W × 100 (setup < 1%)",
+        (&unit_rates(exp1), &failure_rates(fast_long)),
+        Target::AtMost(3.0),
+    );
+    info("   failures / replication @ T, W × 100", &format!("{:.1}", failures_per_unit(fast_long)));
+    // Setup = time per replication − failures per replication × marginal time per failure,
+    // in draws (medians of the rates).
+    let draw_s = 1.0 / median(&unit_rates(exp1));
+    let setup_s = 1.0 / fast_rate - failures_per_unit(fast_t) / median(&failure_rates(fast_long));
+    info("   per-replication setup @ T, in Exp1 draws", &format!("{:.1}", setup_s / draw_s));
     ratio(
         "3  speed play_periodic ÷ play + Periodic @ T",
         (&unit_rates(fast_t), &unit_rates(slow_t)),
