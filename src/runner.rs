@@ -25,8 +25,21 @@ pub const MIN_ADAPTIVE_REPLICATIONS: u64 = 30;
 /// Adaptive runs give up growing past this many replications.
 pub const MAX_ADAPTIVE_REPLICATIONS: u64 = 1 << 32;
 
-/// Replications per parallel work item (large enough to amortise the summaries).
+/// The most replications in one parallel work item. Fewer when a range is short, so that
+/// every thread gets work; summaries are made per rayon piece, not per item, so small items
+/// cost little.
 const BLOCK: u64 = 512;
+
+/// Parallel work items per thread that a short range is split into (for load balance).
+const ITEMS_PER_THREAD: u64 = 4;
+
+/// Replications per parallel work item for a range of `len`: [`BLOCK`], or fewer so that
+/// each of the pool's threads gets about [`ITEMS_PER_THREAD`] items. The grouping never
+/// changes the result (summaries merge exactly).
+fn block_len(len: u64) -> u64 {
+    let threads = rayon::current_num_threads() as u64;
+    len.div_ceil(threads * ITEMS_PER_THREAD).clamp(1, BLOCK)
+}
 
 /// SplitMix64's output function (Steele, Lea & Flood 2014): a bijective 64-bit mixer.
 #[inline]
@@ -145,7 +158,9 @@ pub fn run_shard_range(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Summary>> {
     let points = &scenario.points;
-    let blocks = local.end.saturating_sub(local.start).div_ceil(BLOCK);
+    let len = local.end.saturating_sub(local.start);
+    let block = block_len(len);
+    let blocks = len.div_ceil(block);
     let empty = || vec![Summary::default(); points.len()];
     // One set of summaries per piece of work rayon splits off, not per block: a summary's
     // histogram is large (about 150 KB at 3 digits over hours in ms), and creating and
@@ -154,8 +169,8 @@ pub fn run_shard_range(
     (0..blocks)
         .into_par_iter()
         .try_fold(empty, |mut sums, b| {
-            let start = local.start + b * BLOCK;
-            let end = (start + BLOCK).min(local.end);
+            let start = local.start + b * block;
+            let end = (start + block).min(local.end);
             for j in start..end {
                 let rep = shard.replication(j);
                 for (p, point) in points.iter().enumerate() {
@@ -195,6 +210,11 @@ pub enum Outcome {
 /// save its progress or stop.
 const CHUNK_TARGET_S: f64 = 0.25;
 
+/// The most a chunk may grow over the one before: the first chunks are small (one
+/// replication per thread), so a stop is honoured within about one replication's time even
+/// when replications are slow, and the size then grows to [`CHUNK_TARGET_S`] in a few steps.
+const CHUNK_GROWTH: f64 = 16.0;
+
 /// Runs the shard's replications of a run of `total` from `progress` on, in chunks;
 /// between chunks it calls `save` whenever `save_every_s` (s) have passed since the last
 /// save, and stops (after saving) once `stop` says so. Exact merges make the result the
@@ -212,7 +232,8 @@ pub fn run_resumable(
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Outcome> {
     let goal = shard.len(total);
-    let mut chunk = BLOCK;
+    let threads = rayon::current_num_threads() as u64;
+    let mut chunk = threads;
     let mut last_save = std::time::Instant::now();
     while progress.done < goal {
         if stop() {
@@ -234,7 +255,8 @@ pub fn run_resumable(
         progress.done = end;
         // Size the next chunk for about CHUNK_TARGET_S; its size never changes the result.
         let took = started.elapsed().as_secs_f64().max(1e-6);
-        chunk = ((chunk as f64 * CHUNK_TARGET_S / took) as u64).clamp(BLOCK, 1 << 24);
+        let grow = (CHUNK_TARGET_S / took).min(CHUNK_GROWTH);
+        chunk = ((chunk as f64 * grow) as u64).clamp(threads, 1 << 24);
         if last_save.elapsed().as_secs_f64() >= save_every_s && progress.done < goal {
             save(progress)?;
             last_save = std::time::Instant::now();

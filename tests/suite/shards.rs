@@ -335,3 +335,49 @@ fn resume_refuses_saved_totals_that_overflow() {
     assert_eq!(fs::read(&saved[0]).unwrap(), before, "the saved progress is left as it was");
     assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "nothing else is written");
 }
+
+/// A stop is honoured after the first chunk, which is one replication per thread: a run of
+/// slow replications (a trace replay, a large per-node platform) answers SIGTERM within about
+/// one replication's time, not after a block of 512. Whatever the chunks, the result resumed
+/// from there is the uninterrupted one.
+#[test]
+fn a_stop_lands_after_one_replication_per_thread() {
+    use ckptsim::runner::{self, Outcome, Progress, Shard};
+    let sc = super::load("scenarios/young-daly.toml", &[]);
+    let (seed, total) = (7, 3000);
+    for threads in [1_usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let fresh = || Progress { done: 0, summaries: vec![Default::default(); sc.points.len()] };
+            let checks = std::cell::Cell::new(0);
+            // The first check is before any chunk; the second, after the first chunk.
+            let stop = || {
+                checks.set(checks.get() + 1);
+                checks.get() >= 2
+            };
+            let mut progress = fresh();
+            let mut save = |_: &Progress| Ok(());
+            let outcome =
+                runner::run_resumable(&sc, seed, total, Shard::WHOLE, &mut progress, 1e9, &mut save, &stop, &|_| {})
+                    .unwrap();
+            assert_eq!(outcome, Outcome::Interrupted);
+            assert_eq!(progress.done, threads as u64, "the first chunk, {threads} thread(s)");
+            let never = || false;
+            let outcome =
+                runner::run_resumable(&sc, seed, total, Shard::WHOLE, &mut progress, 1e9, &mut save, &never, &|_| {})
+                    .unwrap();
+            assert_eq!(outcome, Outcome::Complete);
+            let whole = runner::run_range(&sc, seed, 0..total, &|_| {}).unwrap();
+            // Summaries have no `PartialEq` (a histogram's capacity depends on how it grew):
+            // compare what is written, the saved progress and the report.
+            let done = Progress { done: total, summaries: whole };
+            let saved = |p: &Progress| ckptsim::partial::to_json(&sc, seed, total, Shard::WHOLE, p);
+            assert_eq!(saved(&progress), saved(&done), "resumed ≠ whole, {threads} thread(s)");
+            let report = |p: Progress| {
+                let result = runner::RunResult { replications: total, seed, summaries: p.summaries };
+                ckptsim::report::Report::new(&sc, &result).json()
+            };
+            assert_eq!(report(progress), report(done), "resumed ≠ whole, {threads} thread(s)");
+        });
+    }
+}
