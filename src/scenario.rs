@@ -865,6 +865,7 @@ fn resolve_point(
             OnFailureName::EndJob => OnFailure::EndJob,
         },
     };
+    check_job_scales(&job)?;
     let nodes = j.nodes.unwrap_or(1);
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
@@ -920,6 +921,52 @@ fn resolve_point(
         ));
     }
     Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
+}
+
+/// The longest of a job's durations (work, checkpoint, restart, downtime) that is accepted
+/// (s). With at most [`MAX_CHUNKS`] chunks and [`Limits::max_failures`](crate::engine::Limits)
+/// failures, a replication's wall time then stays below 10¹²·(W + δ + R + D) ≤ 4·10¹¹² s,
+/// whose square the summaries can hold (it overflows past about 1.3·10¹⁵⁴).
+pub const MAX_JOB_DURATION_S: f64 = 1e100;
+
+/// The largest ratio of a job's fixed costs (checkpoint + restart + downtime) to its work
+/// that is accepted: the overhead then stays below 10¹²·(1 + 10¹⁰⁰), whose square the
+/// summaries can hold.
+pub const MAX_COST_TO_WORK: f64 = 1e100;
+
+/// Refuses job durations whose replications could not be summarised: a duration past
+/// [`MAX_JOB_DURATION_S`], or costs past [`MAX_COST_TO_WORK`] × the work (such runs used to
+/// fail only once they ran, exit 1).
+fn check_job_scales(job: &Job) -> std::result::Result<(), FieldError> {
+    let n = shown_number;
+    let durations = [
+        ("job.work", job.work_s),
+        ("job.checkpoint", job.checkpoint_s),
+        ("job.restart", job.restart_s),
+        ("job.downtime", job.downtime_s),
+    ];
+    for (key, value_s) in durations {
+        if value_s > MAX_JOB_DURATION_S {
+            return Err(field(
+                key,
+                format!("{} s is out of range: accepted is a duration ≤ {MAX_JOB_DURATION_S:e} s", n(value_s)),
+            ));
+        }
+    }
+    let costs_s = job.checkpoint_s + job.restart_s + job.downtime_s;
+    if costs_s > MAX_COST_TO_WORK * job.work_s {
+        return Err(field(
+            "job.work",
+            format!(
+                "{} s is too small beside job.checkpoint + job.restart + job.downtime = {} s: the overhead could \
+                 not be summarised; accepted is a work ≥ {} s (the costs at most {MAX_COST_TO_WORK:e} × the work)",
+                n(job.work_s),
+                n(costs_s),
+                n(costs_s / MAX_COST_TO_WORK)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The most nodes the per-node reference sampler (`failures.sampler = "per-node"`) accepts:

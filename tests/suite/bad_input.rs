@@ -695,3 +695,21 @@ fn sweep_with_a_repeated_value_or_a_table() {
     let table = format!("{GOOD}\n[sweep]\n\"policy\" = [{{ factor = 2 }}]\n");
     rejects(&table, &[], &["bad.toml:19:", "key `policy`", "not a table", "\"policy.factor\""]);
 }
+
+/// Job durations whose replications could not be summarised (the square of the wall time or
+/// of the overhead overflows) are refused at parse, exit 2, naming the key; they used to run
+/// and fail with exit 1.
+#[test]
+fn job_durations_beyond_what_can_be_summarised() {
+    rejects(
+        &with(r#"work = "2e5 s""#, r#"work = "1e-300 s""#),
+        &[],
+        &["bad.toml:6:8", "job.work", "1e-300 s", "720 s", "accepted is a work ≥ 7.2e-98 s"],
+    );
+    rejects(
+        &with(r#"checkpoint = "2 min""#, r#"checkpoint = "1e101 s""#),
+        &[],
+        &["bad.toml:7:14", "job.checkpoint", "1e101 s", "accepted is a duration ≤ 1e100 s"],
+    );
+    rejects(GOOD, &["--set", "job.downtime=1e102 s"], &["--set job.downtime=1e102 s", "job.downtime", "≤ 1e100 s"]);
+}
