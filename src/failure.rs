@@ -7,6 +7,7 @@
 pub mod burst;
 pub mod law;
 pub mod platform;
+pub mod tape;
 pub mod topology;
 pub mod trace;
 

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::engine::{self, Limits};
 use crate::error::{Error, Result};
 use crate::failure::ExponentialStream;
+use crate::failure::tape::{Replay, Tape};
 use crate::scenario::{Point, Scenario, Stop};
 use crate::stats::Summary;
 
@@ -88,7 +89,22 @@ pub fn play_periodic(
 /// or overhead cannot be summarised.
 pub fn replicate(point: &Point, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
     let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    let record = play_periodic(point, &layout, seed, rep)?;
+    summarisable(point, play_periodic(point, &layout, seed, rep)?)
+}
+
+/// [`replicate`] on a replay of the replication's stream (the same failures, drawn once for
+/// every point that shares them).
+fn replicate_on(
+    point: &Point,
+    replay: &mut Replay<'_, '_>,
+) -> std::result::Result<engine::Record, engine::EngineError> {
+    let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
+    summarisable(point, engine::play_periodic(&point.job, &layout, replay, Limits::default())?)
+}
+
+/// `record`, or [`engine::EngineError::OutOfRange`] where its wall time or overhead cannot
+/// be summarised.
+fn summarisable(point: &Point, record: engine::Record) -> std::result::Result<engine::Record, engine::EngineError> {
     let (wall_s, work_s) = (record.wall_s, point.job.work_s);
     if !((wall_s * wall_s).is_finite() && (wall_s / work_s - 1.0).powi(2).is_finite()) {
         return Err(engine::EngineError::OutOfRange { wall_s, work_s });
@@ -158,6 +174,7 @@ pub fn run_shard_range(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Summary>> {
     let points = &scenario.points;
+    let shared = SharedStreams::of(points);
     let len = local.end.saturating_sub(local.start);
     let block = block_len(len);
     let blocks = len.div_ceil(block);
@@ -171,11 +188,28 @@ pub fn run_shard_range(
         .try_fold(empty, |mut sums, b| {
             let start = local.start + b * block;
             let end = (start + block).min(local.end);
+            let mut buffers = vec![Vec::new(); shared.leaders.len()];
             for j in start..end {
                 let rep = shard.replication(j);
+                let mut tapes: Vec<Tape<'_>> = shared
+                    .leaders
+                    .iter()
+                    .zip(&mut buffers)
+                    .map(|(&l, buffer)| {
+                        let leader = &points[l];
+                        Tape::with_buffer(&leader.failures, seed, rep, leader.job.downtime_s, std::mem::take(buffer))
+                    })
+                    .collect();
                 for (p, point) in points.iter().enumerate() {
-                    let record = replicate(point, seed, rep).map_err(|source| Error::Engine { point: p, source })?;
+                    let record = match shared.group[p] {
+                        Some(g) => replicate_on(point, &mut tapes[g].replay()),
+                        None => replicate(point, seed, rep),
+                    };
+                    let record = record.map_err(|source| Error::Engine { point: p, source })?;
                     sums[p].add(point.job.work_s, &record);
+                }
+                for (tape, buffer) in tapes.into_iter().zip(&mut buffers) {
+                    *buffer = tape.into_buffer();
                 }
             }
             progress(end - start);
@@ -185,6 +219,53 @@ pub fn run_shard_range(
             a.iter_mut().zip(&b).for_each(|(x, y)| x.merge(y));
             Ok(a)
         })
+}
+
+/// Which points of a run share a failure stream (the same failure model and downtime): each
+/// group of two or more is drawn once per replication, on a [`Tape`], and replayed for each of
+/// its points. A point alone builds its stream itself.
+struct SharedStreams {
+    /// Per point, its group (an index into `leaders`), if it shares its stream.
+    group: Vec<Option<usize>>,
+    /// Per group, its first point.
+    leaders: Vec<usize>,
+}
+
+impl SharedStreams {
+    /// The most distinct streams a run looks for (each point is compared with the first point
+    /// of each one found so far, so grouping costs at most points × this comparisons); points
+    /// past them build their own streams.
+    const MAX_DISTINCT: usize = 64;
+
+    fn of(points: &[Point]) -> Self {
+        let same = |a: &Point, b: &Point| a.failures == b.failures && a.job.downtime_s == b.job.downtime_s;
+        // Per point, its class: the first point with the same stream, among the first
+        // MAX_DISTINCT distinct ones.
+        let mut firsts: Vec<usize> = vec![];
+        let class: Vec<Option<usize>> = (0..points.len())
+            .map(|p| match firsts.iter().position(|&f| same(&points[f], &points[p])) {
+                Some(c) => Some(c),
+                None if firsts.len() < Self::MAX_DISTINCT => {
+                    firsts.push(p);
+                    Some(firsts.len() - 1)
+                }
+                None => None,
+            })
+            .collect();
+        let mut members = vec![0_usize; firsts.len()];
+        class.iter().flatten().for_each(|&c| members[c] += 1);
+        // Classes of two or more points become groups, numbered in order of their first point.
+        let mut group_of_class = vec![None; firsts.len()];
+        let mut leaders = vec![];
+        for (c, &first) in firsts.iter().enumerate() {
+            if members[c] > 1 {
+                group_of_class[c] = Some(leaders.len());
+                leaders.push(first);
+            }
+        }
+        let group = class.iter().map(|c| c.and_then(|c| group_of_class[c])).collect();
+        SharedStreams { group, leaders }
+    }
 }
 
 /// Progress of a fixed-count run of one shard: its first `done` local replications are

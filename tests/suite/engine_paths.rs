@@ -176,3 +176,53 @@ interval = "young"
     }
     assert!(kinds.0 > 0 && kinds.1 > 0, "both kinds of stream are covered: {kinds:?}");
 }
+
+/// The runner draws a replication's stream once for all the points that share it (the same
+/// failure model and downtime) and replays it for each: the summaries are exactly those of
+/// every point building its own stream (`runner::replicate`), for every kind of stream, for
+/// points that differ in their downtime (a job-renewal stream depends on it), and past the
+/// most distinct streams the runner groups (64).
+#[test]
+fn points_sharing_a_stream_replay_it_exactly() {
+    use ckptsim::report::Report;
+    use ckptsim::runner::{self, RunResult};
+    use ckptsim::stats::Summary;
+    const REPS: u64 = 60;
+    const SEED: u64 = 11;
+    let many_mtbfs: Vec<String> = (0..70).map(|i| format!("\"{} h\"", 2 + i)).collect();
+    let inline = [
+        // Job renewal: the stream depends on the downtime, swept here.
+        "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\
+         [failures]\nlaw = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"job\"\nstart = \"fresh\"\n\
+         [sweep]\n\"job.downtime\" = [\"0 s\", \"5 min\"]\n\"policy.factor\" = [0.5, 1, 2]\n"
+            .to_string(),
+        // 140 points of 70 streams: the first 64 are shared, the last 6 are not.
+        format!(
+            "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n[failures]\nmtbf = \"3 h\"\n\
+             [sweep]\n\"failures.mtbf\" = [{}]\n\"policy.factor\" = [1, 2]\n",
+            many_mtbfs.join(", ")
+        ),
+    ];
+    let mut scenarios: Vec<(String, ckptsim::scenario::Scenario)> = [
+        "scenarios/young-daly.toml",
+        "scenarios/weibull-platform.toml",
+        "scenarios/lemon-nodes.toml",
+        "scenarios/rack-events.toml",
+        "scenarios/bursts.toml",
+    ]
+    .iter()
+    .map(|rel| (rel.to_string(), super::load(rel, &[])))
+    .collect();
+    scenarios.extend(inline.iter().enumerate().map(|(i, text)| (format!("inline {i}"), super::inline(text))));
+    for (name, sc) in &scenarios {
+        let shared = runner::run_range(sc, SEED, 0..REPS, &|_| {}).unwrap();
+        let mut alone = vec![Summary::default(); sc.points.len()];
+        for rep in 0..REPS {
+            for (p, point) in sc.points.iter().enumerate() {
+                alone[p].add(point.job.work_s, &runner::replicate(point, SEED, rep).unwrap());
+            }
+        }
+        let json = |summaries| Report::new(sc, &RunResult { replications: REPS, seed: SEED, summaries }).json();
+        assert_eq!(json(shared), json(alone), "{name}");
+    }
+}

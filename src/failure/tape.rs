@@ -1,0 +1,168 @@
+//! A replication's failure stream drawn once and replayed for every sweep point that shares
+//! it (DESIGN.md, "common random numbers": a replication first draws the job's failure stream,
+//! then plays each point against it).
+//!
+//! Replaying gives exactly the failures a fresh stream of the same model, seed and replication
+//! would give, so results do not change; what changes is the cost: a per-node platform sampled
+//! by cohorts, a trace or a correlated stream is drawn once per replication instead of once per
+//! point.
+
+use super::{Failure, FailureStream, Failures, Stream};
+
+/// The failures of one replication's stream recorded so far, with the stream that draws more
+/// on demand.
+#[derive(Debug)]
+pub struct Tape<'a> {
+    /// The model, seed, replication and downtime that build the stream (to rebuild it where
+    /// the tape has stopped recording).
+    failures: &'a Failures,
+    seed: u64,
+    rep: u64,
+    downtime_s: f64,
+    /// The stream being recorded, and how many failures it has given.
+    source: Stream,
+    drawn: usize,
+    /// Its first failures, at most [`Tape::MAX_RECORDED`].
+    seen: Vec<Failure>,
+}
+
+impl<'a> Tape<'a> {
+    /// The most failures a tape records (16 bytes each): a replication that needs more replays
+    /// the rest from a stream of its own, rebuilt and advanced past the recorded ones.
+    pub const MAX_RECORDED: usize = 1 << 18;
+
+    /// An empty tape of the stream of `failures` for replication `rep` under master seed
+    /// `seed`, with repairs of `downtime_s` (s) (see [`Failures::stream`]).
+    pub fn new(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64) -> Self {
+        Self::with_buffer(failures, seed, rep, downtime_s, Vec::new())
+    }
+
+    /// [`Tape::new`] recording into `buffer` (cleared), so that a loop over replications
+    /// reuses one allocation; [`Tape::into_buffer`] gives it back.
+    pub fn with_buffer(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64, mut buffer: Vec<Failure>) -> Self {
+        buffer.clear();
+        let source = failures.stream(seed, rep, downtime_s);
+        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: buffer }
+    }
+
+    /// The recording buffer, for the next [`Tape::with_buffer`].
+    pub fn into_buffer(self) -> Vec<Failure> {
+        self.seen
+    }
+
+    /// A replay of the stream from its start.
+    pub fn replay(&mut self) -> Replay<'_, 'a> {
+        Replay { tape: self, next: 0, own: None }
+    }
+
+    /// Failures recorded so far.
+    pub fn recorded(&self) -> usize {
+        self.seen.len()
+    }
+}
+
+/// One pass over a [`Tape`]'s stream: recorded failures first, then new ones drawn (and
+/// recorded) on demand.
+#[derive(Debug)]
+pub struct Replay<'t, 'a> {
+    tape: &'t mut Tape<'a>,
+    /// Index of the next failure in the stream.
+    next: usize,
+    /// The replay's own stream, once it is past both what was recorded and where the tape's
+    /// source is (only after [`Tape::MAX_RECORDED`] failures).
+    own: Option<Stream>,
+}
+
+impl Replay<'_, '_> {
+    /// The next failure where it is not recorded yet.
+    #[cold]
+    #[inline(never)]
+    fn draw(&mut self) -> Failure {
+        self.next += 1;
+        if let Some(own) = &mut self.own {
+            return own.next_failure();
+        }
+        let tape = &mut *self.tape;
+        if self.next - 1 == tape.drawn {
+            let f = tape.source.next_failure();
+            tape.drawn += 1;
+            if tape.seen.len() < Tape::MAX_RECORDED {
+                tape.seen.push(f);
+            }
+            return f;
+        }
+        // An earlier replay drew the source past the recording: rebuild the stream and skip
+        // what this replay has had (the stream is a function of its model, seed and
+        // replication, so the failures are the same).
+        let mut own = tape.failures.stream(tape.seed, tape.rep, tape.downtime_s);
+        for _ in 0..self.next - 1 {
+            own.next_failure();
+        }
+        let f = own.next_failure();
+        self.own = Some(own);
+        f
+    }
+}
+
+impl FailureStream for Replay<'_, '_> {
+    #[inline]
+    fn next_failure(&mut self) -> Failure {
+        // Past the recording (where `own` may be set) `get` finds nothing: no check of `own` here.
+        match self.tape.seen.get(self.next) {
+            Some(&f) => {
+                self.next += 1;
+                f
+            }
+            None => self.draw(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::FailureModel;
+
+    fn poisson() -> Failures {
+        Failures::simple(FailureModel::Poisson { mtbf_s: 100.0 }, 1)
+    }
+
+    fn times(stream: &mut impl FailureStream, n: usize) -> Vec<f64> {
+        (0..n).map(|_| stream.next_failure().time_s).collect()
+    }
+
+    #[test]
+    fn replays_are_the_stream() {
+        let failures = poisson();
+        let fresh = times(&mut failures.stream(7, 3, 0.0), 50);
+        let mut tape = Tape::new(&failures, 7, 3, 0.0);
+        // Replays of different lengths, each from the start, in any order.
+        for n in [10, 30, 5, 50, 40] {
+            assert_eq!(times(&mut tape.replay(), n), fresh[..n]);
+        }
+        assert_eq!(tape.recorded(), 50);
+    }
+
+    #[test]
+    fn past_the_recording_a_replay_rebuilds_the_stream() {
+        let failures = poisson();
+        let n = Tape::MAX_RECORDED + 1000;
+        let fresh = times(&mut failures.stream(1, 2, 0.0), n + 10);
+        let mut tape = Tape::new(&failures, 1, 2, 0.0);
+        assert_eq!(times(&mut tape.replay(), n), fresh[..n]);
+        assert_eq!(tape.recorded(), Tape::MAX_RECORDED);
+        // The source is at n; this replay needs to go past the recording to n + 10.
+        assert_eq!(times(&mut tape.replay(), n + 10), fresh);
+        // One that stays within the recording.
+        assert_eq!(times(&mut tape.replay(), 20), fresh[..20]);
+    }
+
+    #[test]
+    fn a_reused_buffer_starts_empty() {
+        let failures = poisson();
+        let mut tape = Tape::new(&failures, 1, 1, 0.0);
+        times(&mut tape.replay(), 30);
+        let tape = Tape::with_buffer(&failures, 1, 2, 0.0, tape.into_buffer());
+        assert_eq!(tape.recorded(), 0);
+    }
+}
