@@ -12,7 +12,9 @@ use rayon::prelude::*;
 
 use crate::analytic;
 use crate::engine::Exposure;
+use crate::engine::{self, Limits};
 use crate::error::{Error, Result};
+use crate::failure::tape::Tape;
 use crate::policy::ChunkLayout;
 use crate::scenario::Point;
 use crate::stats::Moments;
@@ -96,24 +98,95 @@ fn paired(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
     (e.mean, e.half_width, e.se)
 }
 
+/// The most failures the optimizer keeps recorded across candidates, over all replications
+/// (16 bytes each: 512 MiB): within it, each replication's failures are drawn once for the
+/// whole search; past it, once per batch of candidates.
+const MAX_KEPT_FAILURES: usize = 1 << 25;
+
+/// The most replications whose tapes the optimizer keeps (each holds its stream's state).
+const MAX_KEPT_TAPES: u64 = 1 << 20;
+
+/// Evaluates candidate intervals of one point on replications 0..`reps`, every candidate on
+/// the same failures (common random numbers). Each replication's failures are recorded on a
+/// [`Tape`] and replayed for every candidate; the tapes are kept from one batch of candidates
+/// to the next while they fit in [`MAX_KEPT_FAILURES`]. Replays give exactly the failures of
+/// a fresh stream, so what is kept changes the cost only, never a result.
+struct Evaluator<'a> {
+    point: &'a Point,
+    seed: u64,
+    reps: u64,
+    /// One tape per replication, while kept.
+    tapes: Option<Vec<Tape<'a>>>,
+    /// The most failures the tapes may hold and still be kept ([`MAX_KEPT_FAILURES`]).
+    budget: usize,
+}
+
+impl<'a> Evaluator<'a> {
+    fn new(point: &'a Point, reps: u64, seed: u64, budget: usize) -> Self {
+        let tapes = (reps <= MAX_KEPT_TAPES).then(|| {
+            (0..reps).into_par_iter().map(|rep| Tape::new(&point.failures, seed, rep, point.job.downtime_s)).collect()
+        });
+        Evaluator { point, seed, reps, tapes, budget }
+    }
+
+    /// The overheads of `layouts` on `tape`'s failures.
+    fn play_all(&self, tape: &mut Tape<'_>, layouts: &[ChunkLayout]) -> Result<Vec<f64>> {
+        let (job, work_s) = (&self.point.job, self.point.job.work_s);
+        layouts
+            .iter()
+            .map(|layout| {
+                engine::play_periodic(job, layout, &mut tape.replay(), Limits::default())
+                    .map(|r| r.wall_s / work_s - 1.0)
+                    .map_err(|source| Error::Engine { point: self.point.index, source })
+            })
+            .collect()
+    }
+
+    /// The candidates at `intervals_s` (s), in that order.
+    fn all(&mut self, intervals_s: &[f64]) -> Result<Vec<Candidate>> {
+        let (point, seed) = (self.point, self.seed);
+        let layouts: Vec<ChunkLayout> = intervals_s.iter().map(|&t| ChunkLayout::new(point.job.work_s, t)).collect();
+        let per_rep: Vec<Vec<f64>> = match self.tapes.take() {
+            Some(mut tapes) => {
+                let per_rep = tapes.par_iter_mut().map(|tape| self.play_all(tape, &layouts)).collect::<Result<_>>()?;
+                let kept: usize = tapes.iter().map(Tape::recorded).sum();
+                self.tapes = (kept <= self.budget).then_some(tapes);
+                per_rep
+            }
+            None => (0..self.reps)
+                .into_par_iter()
+                .map(|rep| self.play_all(&mut Tape::new(&point.failures, seed, rep, point.job.downtime_s), &layouts))
+                .collect::<Result<_>>()?,
+        };
+        Ok(intervals_s
+            .iter()
+            .enumerate()
+            .map(|(i, &interval_s)| {
+                let overheads: Vec<f64> = per_rep.iter().map(|o| o[i]).collect();
+                let mut m = Moments::default();
+                overheads.iter().for_each(|&x| m.add(x));
+                let e = m.estimate();
+                Candidate { interval_s, overheads, mean: e.mean, half_width: e.half_width }
+            })
+            .collect())
+    }
+
+    /// The candidate at `interval_s` (s).
+    fn one(&mut self, interval_s: f64) -> Result<Candidate> {
+        Ok(self.all(&[interval_s])?.remove(0))
+    }
+}
+
 /// The interval that minimises the mean overhead of `point` under its failure model, over
 /// replications 0..`reps` from `seed`.
 pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
-    let evaluate = |interval_s: f64| -> Result<Candidate> {
-        let layout = ChunkLayout::new(point.job.work_s, interval_s);
-        let overheads: Vec<f64> = (0..reps)
-            .into_par_iter()
-            .map(|rep| {
-                crate::runner::play_periodic(point, &layout, seed, rep)
-                    .map(|r| r.wall_s / point.job.work_s - 1.0)
-                    .map_err(|source| Error::Engine { point: point.index, source })
-            })
-            .collect::<Result<_>>()?;
-        let mut m = Moments::default();
-        overheads.iter().for_each(|&x| m.add(x));
-        let e = m.estimate();
-        Ok(Candidate { interval_s, overheads, mean: e.mean, half_width: e.half_width })
-    };
+    optimize_keeping(point, reps, seed, MAX_KEPT_FAILURES)
+}
+
+/// [`optimize`], keeping the failures recorded across candidates while they number at most
+/// `budget`.
+fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Result<Optimum> {
+    let mut evaluator = Evaluator::new(point, reps, seed, budget);
     let mtbf_s = point.failures.mtbf_s();
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];
@@ -124,11 +197,13 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
         .map(|i| young_s * SCAN_SPAN.powf(2.0 * i as f64 / (SCAN_POINTS - 1) as f64 - 1.0))
         .map(|t| t.min(cap_s))
         .collect();
+    let mut distinct: Vec<f64> = vec![];
     for &t in &scan {
-        if seen.iter().all(|c| c.interval_s != t) {
-            seen.push(evaluate(t)?);
+        if !distinct.contains(&t) {
+            distinct.push(t);
         }
     }
+    seen.extend(evaluator.all(&distinct)?);
     let best_scan = (0..seen.len()).min_by(|&a, &b| seen[a].mean.total_cmp(&seen[b].mean)).expect("scanned");
     let lo = seen[best_scan.saturating_sub(1)].interval_s;
     let hi = seen[(best_scan + 1).min(seen.len() - 1)].interval_s;
@@ -138,21 +213,21 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
     let (mut a, mut b) = (lo.ln(), hi.ln());
     let mut c = b - phi * (b - a);
     let mut d = a + phi * (b - a);
-    let mut fc = evaluate(c.exp())?;
-    let mut fd = evaluate(d.exp())?;
+    let mut fc = evaluator.one(c.exp())?;
+    let mut fd = evaluator.one(d.exp())?;
     for _ in 0..GOLDEN_STEPS {
         if fc.mean < fd.mean {
             b = d;
             d = c;
             seen.push(std::mem::replace(&mut fd, fc.clone()));
             c = b - phi * (b - a);
-            fc = evaluate(c.exp())?;
+            fc = evaluator.one(c.exp())?;
         } else {
             a = c;
             c = d;
             seen.push(std::mem::replace(&mut fc, fd.clone()));
             d = a + phi * (b - a);
-            fd = evaluate(d.exp())?;
+            fd = evaluator.one(d.exp())?;
         }
     }
     let centre_s = if fc.mean < fd.mean { fc.interval_s } else { fd.interval_s };
@@ -174,7 +249,7 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
     }
     grid_s.sort_by(f64::total_cmp);
     grid_s.dedup();
-    let grid: Vec<Candidate> = grid_s.iter().map(|&t| evaluate(t)).collect::<Result<_>>()?;
+    let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
     let best = grid.iter().min_by(|x, y| x.mean.total_cmp(&y.mean)).expect("a grid").clone();
     // Significantly worse: the 95% interval of the paired difference lies above zero.
     let not_worse: Vec<f64> = grid
@@ -188,20 +263,23 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
     let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
     let interval_ci_high_s = not_worse.iter().copied().fold(0.0, f64::max);
 
-    let mut formulas = vec![];
     let delta = point.job.checkpoint_s;
     let exact = match point.job.checkpoint_exposure {
         Exposure::CanFail => Some(analytic::optimal_interval_s(delta, mtbf_s)),
         Exposure::CannotFail => analytic::optimal_interval_unfailing_checkpoint_s(&point.job, mtbf_s),
     };
-    for (name, t) in [
+    let named: Vec<(&'static str, f64)> = [
         ("young", Some(analytic::young_interval_s(delta, mtbf_s))),
         ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
         ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
         ("optimal", exact),
-    ] {
-        let Some(t) = t.filter(|t| *t > 0.0) else { continue };
-        let c = evaluate(t.min(cap_s))?;
+    ]
+    .into_iter()
+    .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0)?)))
+    .collect();
+    let at: Vec<f64> = named.iter().map(|&(_, t)| t.min(cap_s)).collect();
+    let mut formulas = vec![];
+    for (&(name, t), c) in named.iter().zip(evaluator.all(&at)?) {
         let (regret, half, se) = paired(&c.overheads, &best.overheads);
         let paired_variance = se * se * reps as f64;
         let independent_variance = variance(&c.overheads) + variance(&best.overheads);
@@ -230,4 +308,25 @@ pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
         formulas,
         curve,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the tapes are kept for the whole search, dropped after the first batch, or
+    /// never fit, the optimum is the same, to the bit.
+    #[test]
+    fn keeping_the_failures_changes_no_result() {
+        let text = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\
+                    [failures]\nlaw = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"job\"\n";
+        let sc = crate::scenario::parse(text, std::path::Path::new("inline.toml"), &[]).unwrap();
+        let point = &sc.points[0];
+        let kept = optimize_keeping(point, 300, 5, MAX_KEPT_FAILURES).unwrap();
+        // 300 replications record about 300 × 25 failures: a budget of 1000 drops them after
+        // the scan, one of 0 right after the first batch.
+        for budget in [1000, 0] {
+            assert_eq!(optimize_keeping(point, 300, 5, budget).unwrap(), kept, "budget {budget}");
+        }
+    }
 }
