@@ -98,9 +98,10 @@ fn paired(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
     (e.mean, e.half_width, e.se)
 }
 
-/// The most failures the optimizer keeps recorded across candidates, over all replications
-/// (16 bytes each: 512 MiB): within it, each replication's failures are drawn once for the
-/// whole search; past it, once per batch of candidates.
+/// The most failures the optimizer keeps recorded across candidates, over all replications,
+/// counted by the room the recordings take (16 bytes each: 512 MiB): within it, each
+/// replication's failures are drawn once for the whole search; past it, once per batch of
+/// candidates.
 const MAX_KEPT_FAILURES: usize = 1 << 25;
 
 /// The most replications whose tapes the optimizer keeps (each holds its stream's state).
@@ -149,7 +150,7 @@ impl<'a> Evaluator<'a> {
         let per_rep: Vec<Vec<f64>> = match self.tapes.take() {
             Some(mut tapes) => {
                 let per_rep = tapes.par_iter_mut().map(|tape| self.play_all(tape, &layouts)).collect::<Result<_>>()?;
-                let kept: usize = tapes.iter().map(Tape::recorded).sum();
+                let kept: usize = tapes.iter().map(Tape::reserved).sum();
                 self.tapes = (kept <= self.budget).then_some(tapes);
                 per_rep
             }

@@ -59,6 +59,12 @@ impl<'a> Tape<'a> {
     pub fn recorded(&self) -> usize {
         self.seen.len()
     }
+
+    /// Failures the recording has room for without growing (its buffer's capacity: what it
+    /// holds in memory).
+    pub fn reserved(&self) -> usize {
+        self.seen.capacity()
+    }
 }
 
 /// One pass over a [`Tape`]'s stream: recorded failures first, then new ones drawn (and
