@@ -214,6 +214,13 @@ fn points_sharing_a_stream_replay_it_exactly() {
     .map(|rel| (rel.to_string(), super::load(rel, &[])))
     .collect();
     scenarios.extend(inline.iter().enumerate().map(|(i, text)| (format!("inline {i}"), super::inline(text))));
+    // A replayed failure log, where the shared data is present.
+    let log = super::root("../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz");
+    if log.exists() {
+        scenarios.push(("scenarios/lanl-18.toml".into(), super::load("scenarios/lanl-18.toml", &[])));
+    } else {
+        eprintln!("skipped the LANL replay: {} is absent (the shared data folder beside the checkout)", log.display());
+    }
     for (name, sc) in &scenarios {
         let shared = runner::run_range(sc, SEED, 0..REPS, &|_| {}).unwrap();
         let mut alone = vec![Summary::default(); sc.points.len()];
