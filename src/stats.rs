@@ -773,4 +773,24 @@ mod tests {
         assert_eq!((s.totals.failures, s.totals.checkpoints, s.replications()), (1, 3, 2));
         assert_eq!(s.per_replication(s.totals.checkpoints), 1.5);
     }
+
+    #[test]
+    fn moments_merge_to_the_moments_of_the_whole() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let xs: Vec<f64> = (0..1000).map(|_| rng.random::<f64>() * 100.0 - 20.0).collect();
+        let mut whole = Moments::default();
+        xs.iter().for_each(|&x| whole.add(x));
+        for parts in [2, 3, 10] {
+            let mut merged = Moments::default();
+            let mut checked = Moments::default();
+            for chunk in xs.chunks(xs.len().div_ceil(parts)) {
+                let mut m = Moments::default();
+                chunk.iter().for_each(|&x| m.add(x));
+                merged.merge(&m);
+                checked = checked.checked_merged(&m, "test").unwrap();
+            }
+            assert_eq!(merged, whole, "{parts} parts");
+            assert_eq!(checked, whole, "{parts} parts, checked");
+        }
+    }
 }
