@@ -1055,4 +1055,20 @@ mod tests {
         let unfailing = (k * (t / m).exp_m1() + 300.0) / t - 1.0;
         assert_rel(infinite_work_overhead(&j, t, m), unfailing, ROUTE_REL_TOL, "cannot fail");
     }
+
+    /// A relative step of 1e-12 below a bound moves the forms by about as much.
+    const BELOW_BOUND_REL_TOL: f64 = 1e-11;
+
+    #[test]
+    fn daly_forms_switch_to_m_exactly_at_their_bounds() {
+        let m = 100.0;
+        // Low order: √(2δM) − δ for δ < M/2 (M/2 as δ → M/2), M from δ = M/2 on.
+        assert_eq!(daly_low_order_interval_s(0.5 * m, m), m);
+        let below = 0.5 * m * (1.0 - 1e-12);
+        assert_rel(daly_low_order_interval_s(below, m), 0.5 * m, BELOW_BOUND_REL_TOL, "δ just below M/2");
+        // Eq. 37 for δ < 2M (q → 1, √(2δM) → 2M: 2M(1 + 1/3 + 1/9) − 2M = 8M/9), M from δ = 2M on.
+        assert_eq!(daly_high_order_interval_s(2.0 * m, m), m);
+        let below = 2.0 * m * (1.0 - 1e-12);
+        assert_rel(daly_high_order_interval_s(below, m), 8.0 * m / 9.0, BELOW_BOUND_REL_TOL, "δ just below 2M");
+    }
 }

@@ -705,4 +705,92 @@ mod tests {
         assert!((t_975(T_EXPANSION_DF) - 1.962_339_080_8).abs() < 1e-9);
         assert!((t_975(T_EXPANSION_DF + 1) - t_975(T_EXPANSION_DF)).abs() < 1e-5);
     }
+
+    /// Relative slack between a field of an estimate and its definition, evaluated again.
+    const DEFINITION_RTOL: f64 = 4.0 * f64::EPSILON;
+
+    #[test]
+    fn estimate_fields_are_their_definitions() {
+        let mut m = Moments::default();
+        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            m.add(x);
+        }
+        let e = m.estimate();
+        let sd = (32.0_f64 / 7.0).sqrt();
+        assert_eq!(e.n, 8);
+        // The standard error is sd/√n (not sd/√(n − 1)), the half-width t_{n−1,0.975}·se.
+        assert!((e.se - sd / 8f64.sqrt()).abs() <= DEFINITION_RTOL * e.se, "{e:?}");
+        assert!((e.half_width - t_975(7) * e.se).abs() <= DEFINITION_RTOL * e.half_width, "{e:?}");
+        assert_eq!((e.ci_low(), e.ci_high()), (e.mean - e.half_width, e.mean + e.half_width));
+        // One observation has no spread and no interval.
+        let mut one = Moments::default();
+        one.add(3.0);
+        let e = one.estimate();
+        assert_eq!((e.n, e.mean), (1, 3.0));
+        assert!(e.sd.is_nan() && e.half_width.is_nan(), "{e:?}");
+    }
+
+    /// t_{df, 0.975} from a 40-digit evaluation (mpmath: the root of the regularised incomplete
+    /// beta), on the expansion's side of [`T_EXPANSION_DF`].
+    const T_975_REFERENCES: [(u64, f64); 7] = [
+        (1001, 1.962_336_705_280_88),
+        (1500, 1.961_546_753_895_019),
+        (2000, 1.961_150_826_099_438),
+        (5000, 1.960_438_551_706_508),
+        (10_000, 1.960_201_239_890_626),
+        (100_000, 1.959_987_707_534_61),
+        (1_000_000, 1.959_966_356_814_107),
+    ];
+    /// The expansion's first omitted term is below 1e-10 beyond [`T_EXPANSION_DF`].
+    const T_EXPANSION_TOL: f64 = 1e-10;
+
+    #[test]
+    fn t_quantiles_of_the_expansion_match_references() {
+        for (df, reference) in T_975_REFERENCES {
+            let t = t_975(df);
+            assert!((t - reference).abs() < T_EXPANSION_TOL, "t_975({df}) = {t}, reference {reference}");
+        }
+    }
+
+    #[test]
+    fn a_summary_adds_overhead_waste_and_wall_time_of_each_replication() {
+        let mut s = Summary::default();
+        let records = [
+            crate::engine::Record { wall_s: 125.0, failures: 1, lost_s: 10.0, recovery_s: 5.0, ..Default::default() },
+            crate::engine::Record { wall_s: 110.0, checkpoints: 3, ..Default::default() },
+        ];
+        for r in &records {
+            s.add(100.0, r);
+        }
+        // Overhead wall/W − 1: 0.25 and 0.1; waste 1 − W/wall: 0.2 and 1/11.
+        let close = |got: f64, want: f64, what: &str| {
+            assert!((got - want).abs() <= DEFINITION_RTOL * want.abs(), "{what}: {got} vs {want}");
+        };
+        close(s.overhead.estimate().mean, 0.175, "overhead");
+        close(s.waste.estimate().mean, (0.2 + 1.0 / 11.0) / 2.0, "waste");
+        close(s.wall_s.estimate().mean, 117.5, "wall");
+        assert_eq!((s.lost_s.value(), s.recovery_s.value()), (10.0, 5.0));
+        assert_eq!((s.totals.failures, s.totals.checkpoints, s.replications()), (1, 3, 2));
+        assert_eq!(s.per_replication(s.totals.checkpoints), 1.5);
+    }
+
+    #[test]
+    fn moments_merge_to_the_moments_of_the_whole() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let xs: Vec<f64> = (0..1000).map(|_| rng.random::<f64>() * 100.0 - 20.0).collect();
+        let mut whole = Moments::default();
+        xs.iter().for_each(|&x| whole.add(x));
+        for parts in [2, 3, 10] {
+            let mut merged = Moments::default();
+            let mut checked = Moments::default();
+            for chunk in xs.chunks(xs.len().div_ceil(parts)) {
+                let mut m = Moments::default();
+                chunk.iter().for_each(|&x| m.add(x));
+                merged.merge(&m);
+                checked = checked.checked_merged(&m, "test").unwrap();
+            }
+            assert_eq!(merged, whole, "{parts} parts");
+            assert_eq!(checked, whole, "{parts} parts, checked");
+        }
+    }
 }

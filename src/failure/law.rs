@@ -729,4 +729,26 @@ mod tests {
         assert!(Law::gamma(1000.0, 0.0).is_err());
         assert!(Law::exponential(-1.0).is_err());
     }
+
+    /// Relative agreement of the Weibull equilibrium law with its two-term series where the
+    /// third term, of relative size z², is negligible.
+    const SERIES_RTOL: f64 = 1e-12;
+
+    #[test]
+    fn weibull_equilibrium_law_is_continuous_across_its_series_switch() {
+        // F_e(x) = (1/μ)∫₀ˣ e^{−(u/η)^k} du = (x/μ)·(1 − z/(k + 1) + O(z²)), z = (x/η)^k: on both
+        // sides of WEIBULL_SMALL_Z (series below, incomplete gamma above) and far below it.
+        for shape in [0.5, 1.0, 2.5, 50.0] {
+            let law = Law::weibull(1000.0, shape).unwrap();
+            let Law::Weibull { scale_s, .. } = law else { unreachable!() };
+            for z in [1e-15, 0.999 * WEIBULL_SMALL_Z, 1.001 * WEIBULL_SMALL_Z, 1e-7] {
+                let x = scale_s * z.powf(1.0 / shape);
+                let z = (x / scale_s).powf(shape);
+                let series = x / law.mean_s() * (1.0 - z / (shape + 1.0));
+                let (s_e, f_e) = law.equilibrium_survival_cdf(x);
+                assert!((f_e / series - 1.0).abs() < SERIES_RTOL, "k = {shape}, z = {z:e}: F_e {f_e:e} vs {series:e}");
+                assert_eq!(s_e, 1.0 - f_e);
+            }
+        }
+    }
 }

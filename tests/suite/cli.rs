@@ -70,6 +70,46 @@ fn run_prints_the_table_and_writes_csv_and_json() {
     assert!(points[0]["model_overhead"].as_f64().unwrap() > 0.0);
 }
 
+/// Relative slack of identities between output columns: each side is a sum of at most a few
+/// thousand doubles, rounded once per replication.
+const IDENTITY_RTOL: f64 = 1e-9;
+
+/// Every row's figures are what their names say: the interval is t_{n−1}·sd/√n around the
+/// mean, the wall time is W·(1 + overhead) and W + writes + lost + recovery, the waste obeys
+/// Jensen's bound, z is (mean − model)/SE and the quantiles are ordered.
+#[test]
+fn output_columns_are_consistent_with_their_definitions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "300", "--out", dir, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let close = |got: f64, want: f64, what: &str| {
+        assert!((got - want).abs() <= IDENTITY_RTOL * want.abs(), "{what}: {got:e} vs {want:e}");
+    };
+    for p in doc["points"].as_array().unwrap() {
+        let f = |key: &str| p[key].as_f64().unwrap_or_else(|| panic!("{key} in {p}"));
+        let n = p["replications"].as_u64().unwrap();
+        let (mean, sd, work) = (f("overhead_mean"), f("overhead_sd"), f("work_s"));
+        let se = sd / (n as f64).sqrt();
+        let half = ckptsim::stats::t_975(n - 1) * se;
+        let what = |k: &str| format!("point {} {k}", p["point"]);
+        close(f("overhead_ci_low"), mean - half, &what("ci_low"));
+        close(f("overhead_ci_high"), mean + half, &what("ci_high"));
+        close(f("wall_mean_s"), work * (1.0 + mean), &what("wall_mean_s"));
+        close(f("checkpoint_time_mean_s"), f("checkpoints_mean") * f("checkpoint_s"), &what("checkpoint time"));
+        // Restart policy: wall = work + writes + lost + recovery, replication by replication.
+        let parts = work + f("checkpoint_time_mean_s") + f("lost_mean_s") + f("recovery_mean_s");
+        close(f("wall_mean_s"), parts, &what("wall_mean_s parts"));
+        // waste = 1 − 1/(1 + H) is concave in H: 0 < E[waste] ≤ E[H]/(1 + E[H]).
+        let waste = f("waste_mean");
+        assert!(waste > 0.0 && waste <= mean / (1.0 + mean) * (1.0 + IDENTITY_RTOL), "{}: waste {waste}", what(""));
+        close(f("model_z"), (mean - f("model_overhead")) / se, &what("model_z"));
+        let (p50, p95, p99) = (f("wall_p50_s"), f("wall_p95_s"), f("wall_p99_s"));
+        assert!(work < p50 && p50 <= p95 && p95 <= p99, "{}: quantiles {p50} {p95} {p99}", what(""));
+    }
+}
+
 #[test]
 fn progress_bar_is_hidden_when_stderr_is_not_a_terminal() {
     let tmp = tempfile::tempdir().unwrap();

@@ -76,6 +76,29 @@ fn job_level_renewal_with_downtime_and_no_final_checkpoint() {
     assert_matches_model(&scenario(failures, job, "\"policy.factor\" = [0.5, 2]"), 3000, RENEWAL_REWARD);
 }
 
+/// Renewal-reward (MODELS.md §2) assumes failures strike writes and restarts, and a first
+/// lifetime that starts new with the job: it is the point's closed form only under those
+/// switches, while Poisson failures have an exact form under every switch (MODELS.md §1).
+#[test]
+fn renewal_reward_is_the_model_only_under_its_switches() {
+    let model = |failures: &str, job: &str| {
+        let sc = inline(&scenario(failures, job, "\"policy.factor\" = [1]"));
+        report::model_overhead(&sc.points[0]).map(|(name, _)| name)
+    };
+    let weibull = |start: &str| {
+        format!("law = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"job\"\nstart = \"{start}\"")
+    };
+    assert_eq!(model(&weibull("fresh"), ""), Some(RENEWAL_REWARD));
+    assert_eq!(model(&weibull("fresh"), "downtime = \"5 min\"\nfinal_checkpoint = false"), Some(RENEWAL_REWARD));
+    for job in ["failures_during_checkpoint = false", "failures_during_restart = false"] {
+        assert_eq!(model(&weibull("fresh"), job), None, "{job}");
+    }
+    assert_eq!(model(&weibull("stationary"), ""), None, "a stationary first lifetime");
+    for job in ["", "failures_during_checkpoint = false", "failures_during_restart = false"] {
+        assert_eq!(model("mtbf = \"3.1 h\"", job), Some(report::EXACT_EXPONENTIAL), "{job}");
+    }
+}
+
 #[test]
 fn weibull_shape_one_is_exponential() {
     // The closed forms agree: renewal-reward at k = 1 is Daly's exact expectation.

@@ -9,6 +9,8 @@ use ckptsim::scenario::Point;
 
 /// The reported interval must be narrower than this share of the optimum.
 const MAX_RELATIVE_WIDTH: f64 = 0.10;
+/// Common random numbers must make paired differences less variable than independent runs.
+const MIN_VARIANCE_REDUCTION: f64 = 1.0;
 /// Replications per candidate: the CLI's default budget.
 const REPS: u64 = ckptsim::cli::OPTIMIZE_DEFAULT_REPLICATIONS;
 
@@ -35,7 +37,28 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
     if let Some(share) = max_width {
         assert!(width < share * t_star, "interval {width} s is not narrower than {share} of {t_star} s");
     }
-    assert_eq!(o.formulas.len(), 4, "young, daly, daly-high-order and the exact exponential optimum");
+    // The formulas' intervals are the closed forms at the job's MTBF, in this order.
+    let (delta, mtbf_s) = (point.job.checkpoint_s, point.failures.mtbf_s());
+    let expected = [
+        ("young", analytic::young_interval_s(delta, mtbf_s)),
+        ("daly", analytic::daly_low_order_interval_s(delta, mtbf_s)),
+        ("daly-high-order", analytic::daly_high_order_interval_s(delta, mtbf_s)),
+        ("optimal", analytic::optimal_interval_s(delta, mtbf_s)),
+    ];
+    let got: Vec<(&str, f64)> = o.formulas.iter().map(|f| (f.name, f.interval_s)).collect();
+    assert_eq!(got, expected, "young, daly, daly-high-order and the exact exponential optimum");
+    for f in &o.formulas {
+        // Near the optimum the overheads of two intervals on the same streams move together:
+        // common random numbers must make their difference less variable than independent runs.
+        assert!(
+            f.variance_reduction > MIN_VARIANCE_REDUCTION,
+            "{}: variance reduction {}",
+            f.name,
+            f.variance_reduction
+        );
+        // The regret is measured against the best interval: no formula beats it significantly.
+        assert!(f.regret_ci_high >= 0.0, "{}: regret {} [{}, {}]", f.name, f.regret, f.regret_ci_low, f.regret_ci_high);
+    }
 }
 
 #[test]

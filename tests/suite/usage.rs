@@ -30,6 +30,12 @@ const SINGLE_JOB_REPS: u64 = 200_000;
 /// Relative slack for quantities a simulation gets exactly (zero variance), and for the
 /// engine and the bare loop agreeing up to rounding on the same draws.
 const ROUNDING: f64 = 1e-9;
+/// Relative slack of a machine cost against its formula evaluated again: a few roundings.
+const FORMULA_RTOL: f64 = 1e-14;
+/// Independent runs whose spread checks the reported standard errors.
+const SE_CHECK_RUNS: u64 = 100;
+/// Replications per run in the standard-error check.
+const SE_CHECK_REPS: u64 = 200;
 
 fn frontier() -> Option<Schedule> {
     let path = root(FRONTIER);
@@ -384,6 +390,85 @@ fn closed_form_identities() {
         LastSegment::Full,
     );
     assert!(e.e < 0.0, "{e:?}");
+}
+
+#[test]
+fn machine_costs_are_the_models_formulas() {
+    // τ_c = 3 GB / 1.5 GB/s = 2 s; N = 50 nodes; α = 0.5, τ₀ = 36 s.
+    let m = Machine {
+        failure_rate_per_node_h: 2e-3,
+        checkpoint_bytes: 3e9,
+        bandwidth_bytes_per_s: 1.5e9,
+        storage: Storage::Shared,
+        setup_s: 36.0,
+        read_write_ratio: 0.5,
+    };
+    let tau_h = 2.0 / 3600.0;
+    let n = 50.0;
+    let close = |got: f64, want: f64, what: &str| {
+        assert!((got - want).abs() <= FORMULA_RTOL * want.abs(), "{what}: {got:e} vs {want:e}");
+    };
+    close(m.checkpoint_time_h(), tau_h, "τ_c");
+    // Shared storage: all N nodes contend for one bandwidth, u_chk = N²τ_c.
+    close(m.u_chk(50), n * n * tau_h, "shared u_chk");
+    let local = Machine { storage: Storage::Local, ..m };
+    // Node-local: u_chk = N·τ_c.
+    close(local.u_chk(50), n * tau_h, "local u_chk");
+    for machine in [m, local] {
+        // u_r = α·u_chk + τ₀·N, and u_R = (e^{R₀u_r} − 1)/R₀.
+        let u_r = 0.5 * machine.u_chk(50) + 36.0 / 3600.0 * n;
+        close(machine.u_r(50), u_r, &format!("{:?} u_r", machine.storage));
+        close(machine.u_restart(50), (2e-3 * u_r).exp_m1() / 2e-3, &format!("{:?} u_R", machine.storage));
+        // A plan carries these costs into the engine's job.
+        let plan = JobPlan::new(&machine, 50, 10.0, Cadence::Young, 1.0, LastSegment::Full);
+        close(plan.checkpoint_nh, machine.u_chk(50), "plan u_chk");
+        close(plan.restart_nh, u_r, "plan u_r");
+        close(plan.compute_nh, (2.0 * machine.u_chk(50) / 2e-3).sqrt(), "Young's u_c");
+    }
+}
+
+/// Each efficiency figure of a simulation: (name, pooled ratio, its SE, mean of the
+/// per-replication ratios, its SE).
+fn figures(s: &SimulatedEfficiency) -> [(&'static str, [f64; 4]); 4] {
+    let (p, r) = (&s.pooled, &s.per_replication);
+    [
+        ("e", [p.e.value, p.e.se, r.e.mean, r.e.se]),
+        ("l_chk", [p.l_chk.value, p.l_chk.se, r.l_chk.mean, r.l_chk.se]),
+        ("l_F", [p.l_f.value, p.l_f.se, r.l_f.mean, r.l_f.se]),
+        ("l_R", [p.l_r.value, p.l_r.se, r.l_r.mean, r.l_r.se]),
+    ]
+}
+
+/// The reported standard errors (delta method for the pooled ratios, Student for the means of
+/// per-replication ratios) are what the estimates' spread over independent runs shows: a
+/// wrong SE would make every "within 4 SE" comparison above too strict or too lenient.
+#[test]
+fn delta_method_standard_errors_match_the_spread_of_independent_runs() {
+    let (m, types) = truncated_mix();
+    let (c, l) = (Cadence::Optimal, LastSegment::Full);
+    let runs: Vec<_> = (0..SE_CHECK_RUNS)
+        .map(|k| figures(&simulate_schedule(&m, &types, c, 1.0, l, SE_CHECK_REPS, 5000 + k).unwrap()))
+        .collect();
+    // The sample SD of K estimates is off by a relative SE of about 1/√(2(K − 1)).
+    let band = SE_TOLERANCE / (2.0 * (SE_CHECK_RUNS as f64 - 1.0)).sqrt();
+    let sd = |xs: &[f64]| {
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (xs.len() as f64 - 1.0)).sqrt()
+    };
+    for (f, (name, _)) in runs[0].iter().enumerate() {
+        for (kind, value, se) in [("pooled", 0, 1), ("per-replication", 2, 3)] {
+            let values: Vec<f64> = runs.iter().map(|r| r[f].1[value]).collect();
+            let spread = sd(&values);
+            let reported = runs.iter().map(|r| r[f].1[se]).sum::<f64>() / SE_CHECK_RUNS as f64;
+            let ratio = reported / spread;
+            eprintln!("{kind} {name}: mean reported SE / SD over {SE_CHECK_RUNS} runs = {ratio:.3}");
+            assert!(
+                (ratio - 1.0).abs() < band,
+                "{kind} {name}: mean reported SE {reported:.3e}, SD over {SE_CHECK_RUNS} runs {spread:.3e} \
+                 (ratio {ratio:.3}, band ±{band:.3})"
+            );
+        }
+    }
 }
 
 // ---- Schedule files ----
