@@ -695,3 +695,15 @@ fn sweep_with_a_repeated_value_or_a_table() {
     let table = format!("{GOOD}\n[sweep]\n\"policy\" = [{{ factor = 2 }}]\n");
     rejects(&table, &[], &["bad.toml:19:", "key `policy`", "not a table", "\"policy.factor\""]);
 }
+
+/// A missing top-level table is named as such (it was named as a field of whichever table
+/// spans the file: `key `failures`: missing field `job``); a missing key of a table still
+/// names the table's line, and a misspelt table is still an unknown one.
+#[test]
+fn missing_tables() {
+    rejects("[failures]\nmtbf = \"3.1 h\"\n", &[], &["bad.toml: key `job`: missing", "[job] table"]);
+    let no_failures = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n";
+    rejects(no_failures, &[], &["bad.toml: key `failures`: missing", "[failures] table"]);
+    rejects(&with("restart = \"10 min\"\n", ""), &[], &["bad.toml:5:1: key `job`: missing field `restart`"]);
+    rejects(&GOOD.replace("[job]", "[jobs]"), &[], &["bad.toml:5:2", "unknown field `jobs`"]);
+}
