@@ -188,3 +188,37 @@ fn formats_a_command_cannot_print_are_refused() {
         assert!(!o.stdout.is_empty(), "{args:?} --format {format}");
     }
 }
+
+/// `run --plot` on a factor sweep whose every interval is infinite (`policy.interval =
+/// "none"`) writes the wall-time plot and no overhead plot; it used to loop for ever in the
+/// plotting library (and ignored SIGTERM there).
+#[test]
+fn plot_without_a_finite_interval_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = super::bin()
+        .args(["run", "scenarios/young-daly.toml", "--reps", "10", "--plot", "--out"])
+        .arg(tmp.path())
+        .args(["--set", "policy.interval=none", "--set", "job.checkpoint=20s", "--set", "job.work=1h"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("run --plot did not finish within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert!(tmp.path().join("young-daly-wall.svg").exists(), "the wall-time plot is written");
+    assert!(!tmp.path().join("young-daly-overhead.svg").exists(), "no overhead plot without a finite interval");
+}
