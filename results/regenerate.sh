@@ -18,7 +18,7 @@ done
 while read -r name sets; do
   [ -n "$name" ] || continue
   # shellcheck disable=SC2086
-  "$bin" optimize "scenarios/$name.toml" $sets --out results/optimize --format markdown > /dev/null
+  "$bin" optimize "scenarios/$name.toml" $sets --out results/optimize > /dev/null
 done < results/optimize.txt
 # Machine efficiency: the shipped small schedule always, the Frontier year where the shared data
 # folder is beside the checkout.

@@ -43,6 +43,20 @@ pub enum Format {
     Markdown,
 }
 
+/// The formats of `optimize` and `formulas`: they have no Markdown table.
+pub const TABLE_CSV_JSON: &[Format] = &[Format::Table, Format::Csv, Format::Json];
+
+/// The formats of `trace stats`: its table or its CSV.
+pub const TABLE_CSV: &[Format] = &[Format::Table, Format::Csv];
+
+/// A `--format` parser that accepts only `allowed`, so that a subcommand refuses a format it
+/// cannot print (bad usage, exit 2, listing the accepted ones) instead of printing another.
+fn format_parser(allowed: &'static [Format]) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(allowed.iter().filter_map(ValueEnum::to_possible_value))
+        .map(|name| Format::from_str(&name, false).expect("the parser accepts only listed formats"))
+}
+
 /// Whether a phase can be struck by failures, as a CLI value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExposureArg {
@@ -123,8 +137,8 @@ pub struct TraceStatsArgs {
     /// Folder for `<log stem>-stats.csv`.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Table or CSV on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// What to print on stdout: the table, or the CSV that is also written to --out.
+    #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV))]
     pub format: Format,
 }
 
@@ -160,11 +174,12 @@ pub struct OptimizeArgs {
     /// Override a scenario key (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
-    /// Folder for `<name>-optimize.json` and the curve `<name>-optimize.csv`.
+    /// Folder for `<name>-optimize.json`, the curve `<name>-optimize.csv` and its plot
+    /// `<name>-optimize.svg`.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// What to print on stdout: the table, the curve's CSV or the JSON.
+    #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV_JSON))]
     pub format: Format,
 }
 
@@ -258,8 +273,8 @@ pub struct FormulasArgs {
     /// Finite work W: adds the expected wall time, its SD and the overhead of the job.
     #[arg(long, allow_hyphen_values = true)]
     pub work: Option<String>,
-    /// Table or JSON (CSV is the same as JSON's rows).
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// What to print on stdout: the table, or its rows as CSV or JSON.
+    #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV_JSON))]
     pub format: Format,
 }
 
@@ -625,6 +640,7 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let svg = report::optimum_svg(&sc, &opt)?;
     report::write_atomic(&args.out.join(format!("{}-optimize.svg", sc.name)), svg.as_bytes())?;
     let shown = match args.format {
+        // Markdown never gets here: `format_parser(TABLE_CSV_JSON)` refuses it.
         Format::Table | Format::Markdown => report::optimum_table(&sc, seed, &opt),
         Format::Csv => csv,
         Format::Json => json,

@@ -48,8 +48,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Origin, Result};
 use crate::scenario::{
-    DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, parse_duration_s,
-    parse_quantity, scenario_error,
+    DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
+    parse_duration_s, parse_quantity, scenario_error,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -406,8 +406,11 @@ pub fn load(path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
 /// Validates the efficiency scenario `text` (as read from `path`), then applies `sets`.
 pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
     let spans = SpanMap::new(text, path)?;
-    let _: RawStudy = toml::from_str(text).map_err(|e| spans.error_at(e.span(), e.message()))?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
+    if let Err(e) = toml::from_str::<RawStudy>(text) {
+        let required = [("schedule", "file: the schedule CSV, and how to read it")];
+        return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
+    }
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     build(table, &spans, path, &base_dir, sets)
 }

@@ -261,7 +261,14 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
         if missing.len() > MISSING_LISTED {
             missing[MISSING_LISTED] = "…".into();
         }
-        return Err(Error::Usage(format!("shards {} of {} are missing", missing.join(", "), first.shard.count)));
+        // "shards 2 of 3 are missing" read as two shards of three.
+        let count = first.shard.count;
+        return Err(Error::Usage(format!(
+            "missing shard{} {} of {count} (numbered 0 to {}): accepted are all {count} shards of the run",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            count - 1
+        )));
     }
     let mut summaries = vec![Summary::default(); first.scenario.points.len()];
     for p in partials {

@@ -127,7 +127,7 @@ impl<'a> Report<'a> {
 
     /// The SVG plots of the run, with their file suffixes: `overhead` (against the interval,
     /// one curve per combination of the other swept keys) where the sweep varies the
-    /// interval, and `wall` (the wall-time distribution of the point with the lowest mean
+    /// interval and some point has a finite one, and `wall` (the wall-time distribution of the point with the lowest mean
     /// overhead).
     pub fn plots(&self) -> Result<Vec<(&'static str, String)>> {
         let mut out = vec![];
@@ -172,8 +172,11 @@ impl<'a> Report<'a> {
             } else {
                 vec![]
             };
-            let title = format!("{}: overhead (dashed: closed form)", self.scenario.name);
-            out.push(("overhead", plot::overhead_svg(&title, &curves, &markers).map_err(Error::Usage)?));
+            // Every interval infinite (`policy.interval = "none"` under a factor sweep): no curve.
+            if !curves.is_empty() {
+                let title = format!("{}: overhead (dashed: closed form)", self.scenario.name);
+                out.push(("overhead", plot::overhead_svg(&title, &curves, &markers).map_err(Error::Usage)?));
+            }
         }
         let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
         if let Some((_, p, s)) = best {

@@ -545,8 +545,14 @@ pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
 /// Validates the scenario `text` (as read from `path`), then applies `sets` in order.
 pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     let spans = SpanMap::new(text, path)?;
-    let _: RawScenario = toml::from_str(text).map_err(|e| spans.error_at(e.span(), e.message()))?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
+    if let Err(e) = toml::from_str::<RawScenario>(text) {
+        let required = [
+            ("job", "work, checkpoint and restart"),
+            ("failures", "the failure model: mtbf or node_mtbf, law, …, or [failures.trace]"),
+        ];
+        return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
+    }
     let sweepable = |key: &str| match key.split('.').next().unwrap_or_default() {
         "job" | "failures" | "policy" => Ok(()),
         _ => Err("only job.*, failures.* and policy.* keys can be swept"),
@@ -731,6 +737,26 @@ impl Sweep {
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
     table.clone().try_into()
+}
+
+/// The error for a file's deserialization error `e` when it is a missing top-level table of
+/// `required` (name, what it holds); `None` for any other error. Serde's own error for it spans
+/// the whole document, so it named whichever table spans it too (`key `failures`: missing
+/// field `job``).
+pub(crate) fn missing_table(
+    e: &toml::de::Error,
+    table: &toml::Table,
+    path: &Path,
+    required: &[(&str, &str)],
+) -> Option<Error> {
+    let (name, holds) = required
+        .iter()
+        .find(|(name, _)| e.message().starts_with(&format!("missing field `{name}`")) && !table.contains_key(*name))?;
+    Some(Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+        key: Some((*name).to_string()),
+        message: format!("missing: accepted is a file with a [{name}] table ({holds})"),
+    })
 }
 
 pub(crate) fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {

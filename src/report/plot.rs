@@ -60,7 +60,8 @@ pub struct Axis<'a> {
 /// Curves of a figure against `x` (each point (x, mean, 95% low, 95% high) in data values),
 /// each with its 95% band and, dashed, its closed form; vertical lines at the `markers`
 /// (name, x). The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`; the
-/// legend stands at `legend` ([`emptiest_corner`] finds a free one).
+/// legend stands at `legend` ([`emptiest_corner`] finds a free one). An error when no point
+/// has finite coordinates (no curve, or none with points).
 pub fn curves_svg(
     title: &str,
     x: &Axis,
@@ -81,6 +82,10 @@ pub fn curves_svg(
         let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
         let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
         let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        // No point, or none with finite coordinates: plotters looped for ever on such a range.
+        if !(x_lo.is_finite() && x_hi.is_finite() && y_lo.is_finite() && y_hi.is_finite()) {
+            return Err(format!("nothing to plot in \"{title}\": no point with a finite x and y"));
+        }
         let pad = 0.05 * (y_hi - y_lo).max(1e-9);
         let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
         let mut chart = ChartBuilder::on(&root)
@@ -203,4 +208,20 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No curve, or curves without points: an error at once (plotters looped for ever on the
+    /// infinite range).
+    #[test]
+    fn nothing_to_plot_is_an_error() {
+        let empty = Curve { label: "simulated".into(), points: vec![], model: vec![] };
+        for curves in [vec![], vec![empty]] {
+            let e = overhead_svg("t", &curves, &[]).expect_err("nothing to plot");
+            assert!(e.contains("nothing to plot"), "{e}");
+        }
+    }
 }

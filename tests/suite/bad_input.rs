@@ -713,3 +713,15 @@ fn job_durations_beyond_what_can_be_summarised() {
     );
     rejects(GOOD, &["--set", "job.downtime=1e102 s"], &["--set job.downtime=1e102 s", "job.downtime", "≤ 1e100 s"]);
 }
+
+/// A missing top-level table is named as such (it was named as a field of whichever table
+/// spans the file: `key `failures`: missing field `job``); a missing key of a table still
+/// names the table's line, and a misspelt table is still an unknown one.
+#[test]
+fn missing_tables() {
+    rejects("[failures]\nmtbf = \"3.1 h\"\n", &[], &["bad.toml: key `job`: missing", "[job] table"]);
+    let no_failures = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n";
+    rejects(no_failures, &[], &["bad.toml: key `failures`: missing", "[failures] table"]);
+    rejects(&with("restart = \"10 min\"\n", ""), &[], &["bad.toml:5:1: key `job`: missing field `restart`"]);
+    rejects(&GOOD.replace("[job]", "[jobs]"), &[], &["bad.toml:5:2", "unknown field `jobs`"]);
+}

@@ -180,3 +180,85 @@ fn a_full_stdout_is_a_clear_error() {
     }
     assert!(tmp.path().join("young-daly.csv").exists() && tmp.path().join("young-daly.json").exists());
 }
+
+/// `formulas`, `optimize` and `trace stats` refuse a `--format` they cannot print (they used to
+/// print their table instead): bad usage, exit 2, the accepted values named, nothing on stdout
+/// and nothing in `--out`; the formats they can print still work.
+#[test]
+fn formats_a_command_cannot_print_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, "time_s,node\n0,0\n100,1\n250,0\n").unwrap();
+    let out = tmp.path().join("out");
+    let (log, out_str) = (log.to_str().unwrap(), out.to_str().unwrap());
+    let formulas: &[&str] = &["formulas", "--checkpoint", "5min", "--mtbf", "24h"];
+    let optimize: &[&str] = &[
+        "optimize",
+        "scenarios/young-daly.toml",
+        "--set",
+        "job.checkpoint=2min",
+        "--set",
+        "policy.factor=1",
+        "--reps",
+        "100",
+        "--out",
+        out_str,
+    ];
+    let trace: &[&str] = &["trace", "stats", log, "--out", out_str];
+    for (args, format, accepted) in [
+        (formulas, "markdown", "table, csv, json"),
+        (optimize, "markdown", "table, csv, json"),
+        (trace, "json", "table, csv"),
+        (trace, "markdown", "table, csv"),
+    ] {
+        let o = ckptsim(&[args, &["--format", format]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?} --format {format}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} --format {format}: printed {}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            err.contains(&format!("invalid value '{format}'"))
+                && err.contains(&format!("[possible values: {accepted}]")),
+            "{args:?} --format {format}: {err}"
+        );
+        assert!(!out.exists(), "{args:?} --format {format}: wrote {}", out.display());
+    }
+    for (args, format) in [(formulas, "csv"), (formulas, "json"), (trace, "csv")] {
+        let o = ckptsim(&[args, &["--format", format]].concat());
+        assert!(o.status.success(), "{args:?} --format {format}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(!o.stdout.is_empty(), "{args:?} --format {format}");
+    }
+}
+
+/// `run --plot` on a factor sweep whose every interval is infinite (`policy.interval =
+/// "none"`) writes the wall-time plot and no overhead plot; it used to loop for ever in the
+/// plotting library (and ignored SIGTERM there).
+#[test]
+fn plot_without_a_finite_interval_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = super::bin()
+        .args(["run", "scenarios/young-daly.toml", "--reps", "10", "--plot", "--out"])
+        .arg(tmp.path())
+        .args(["--set", "policy.interval=none", "--set", "job.checkpoint=20s", "--set", "job.work=1h"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("run --plot did not finish within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert!(tmp.path().join("young-daly-wall.svg").exists(), "the wall-time plot is written");
+    assert!(!tmp.path().join("young-daly-overhead.svg").exists(), "no overhead plot without a finite interval");
+}

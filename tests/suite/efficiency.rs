@@ -278,6 +278,13 @@ fn with(line: &str, replacement: &str) -> String {
     GOOD.replacen(line, replacement, 1)
 }
 
+/// A study without `[schedule]` names the missing table (it was named as a field of the table
+/// that spans the file: `key `machine`: missing field `schedule``).
+#[test]
+fn a_missing_schedule_table_is_named() {
+    rejects("[machine]\nfailure_rate = 1e-4\n", &[], &["bad.toml: key `schedule`: missing", "[schedule] table"]);
+}
+
 #[test]
 fn the_good_inputs_run() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1307,7 +1307,9 @@ fn partial_regressions() {
         let message = e.to_string();
         assert!(
             message.contains(&format!(
-                "shards 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, … of {count} are missing"
+                "missing shards 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, … of {count} \
+                 (numbered 0 to {})",
+                count - 1
             )),
             "{message}"
         );

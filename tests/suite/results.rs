@@ -45,6 +45,35 @@ fn committed_results_are_current() {
     }
 }
 
+/// The machine-efficiency results that `results/regenerate.sh` writes: the small schedule
+/// always, the Frontier year where the shared data folder is beside the checkout.
+#[test]
+fn committed_efficiency_results_are_current() {
+    for name in ["small-schedule", "frontier-2024"] {
+        if name == "frontier-2024" && !root("../shared/data/frontier/jobs2024.csv").exists() {
+            eprintln!("skipped results/frontier-2024.*: no ../shared/data/frontier/jobs2024.csv");
+            continue;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().to_str().unwrap();
+        let scenario = format!("scenarios/{name}.toml");
+        let o = ckptsim(&["efficiency", &scenario, "--out", out, "--plot", "--format", "markdown"]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8(o.stdout).unwrap(),
+            fs::read_to_string(root(&format!("results/{name}.md"))).unwrap(),
+            "results/{name}.md is stale: run bash results/regenerate.sh"
+        );
+        for file in [format!("{name}.csv"), format!("{name}.json"), format!("{name}-efficiency.svg")] {
+            assert_eq!(
+                fs::read(tmp.path().join(&file)).unwrap(),
+                fs::read(root(&format!("results/{file}"))).unwrap(),
+                "results/{file} is stale: run bash results/regenerate.sh"
+            );
+        }
+    }
+}
+
 #[test]
 fn committed_optimizer_results_are_current() {
     // The cheapest of the optimizer runs; the others take longer and follow the same code.

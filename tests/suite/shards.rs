@@ -67,7 +67,7 @@ fn merge_refuses_mismatched_duplicate_missing_or_altered_shards() {
         assert!(!tmp.path().join("m").join("young-daly.csv").exists());
     };
     refuse(&[a[0].clone(), a[0].clone()], "given twice");
-    refuse(&[a[0].clone()], "missing");
+    refuse(&[a[0].clone()], "missing shard 1 of 2 (numbered 0 to 1)");
     let other_seed = tmp.path().join("b");
     run(&other_seed, &["--shard", "1/2", "--seed", "9"]);
     refuse(&[a[0].clone(), other_seed.join("young-daly.shard-1-of-2.json").to_str().unwrap().into()], "seed");
