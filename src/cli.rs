@@ -207,7 +207,7 @@ pub struct RunArgs {
     /// Folder for the CSV and JSON files.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// What to print on stdout.
+    /// What to print on stdout (csv and json: one scenario only).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Also write SVG plots: overhead against interval (when the sweep varies the interval)
@@ -396,6 +396,15 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let shard = sharded.unwrap_or(runner::Shard::WHOLE);
     if args.save_every.is_nan() || args.save_every <= 0.0 {
         return Err(usage(format!("--save-every {}: accepted is a number of seconds > 0", args.save_every)));
+    }
+    if args.scenarios.len() > 1 && matches!(args.format, Format::Csv | Format::Json) {
+        let name = if args.format == Format::Csv { "csv" } else { "json" };
+        return Err(usage(format!(
+            "--format {name} with {} scenarios: stdout would hold several {name} documents one after the other, \
+             which no {name} reader takes; accepted is one scenario with --format {name}, or --format table or \
+             markdown (every scenario's CSV and JSON are written to --out either way)",
+            args.scenarios.len()
+        )));
     }
     let pool = thread_pool(args.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.

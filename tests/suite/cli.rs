@@ -262,3 +262,22 @@ fn plot_without_a_finite_interval_finishes() {
     assert!(tmp.path().join("young-daly-wall.svg").exists(), "the wall-time plot is written");
     assert!(!tmp.path().join("young-daly-overhead.svg").exists(), "no overhead plot without a finite interval");
 }
+
+/// Several scenarios cannot share stdout as CSV or JSON (two documents back to back are
+/// neither): refused before any run, exit 2, nothing written; as tables they still run.
+#[test]
+fn several_scenarios_print_as_tables_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let two = ["run", "scenarios/young-daly.toml", "scenarios/bursts.toml", "--reps", "20", "--out"];
+    for format in ["csv", "json"] {
+        let o = ckptsim(&[&two[..], &[out.to_str().unwrap(), "--format", format]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{format}: {err}");
+        assert!(err.contains(&format!("--format {format} with 2 scenarios")) && err.contains("markdown"), "{err}");
+        assert!(!out.exists(), "{format}: {} written", out.display());
+    }
+    let o = ckptsim(&[&two[..], &[out.to_str().unwrap(), "--format", "markdown"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("young-daly.json").exists() && out.join("bursts.json").exists());
+}
