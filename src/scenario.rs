@@ -784,8 +784,17 @@ pub(crate) fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
     }
     let value = value.trim();
     let parsed = toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v"));
+    let parsed = match parsed {
+        // A key that only takes text keeps what was typed (`--set name=2024`), unless quoted.
+        Some(v) if TEXT_KEYS.contains(&key) && !v.is_str() => None,
+        other => other,
+    };
     Ok((key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string()))))
 }
+
+/// Scenario keys whose value is always text (a name or a path): `--set` takes a value that
+/// would read as a number or a bool (`2024`, `true`) as that text.
+const TEXT_KEYS: &[&str] = &["name", "description", "failures.trace.file", "schedule.file"];
 
 pub(crate) fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
     let parts: Vec<&str> = key.split('.').collect();

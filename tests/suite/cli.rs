@@ -135,6 +135,17 @@ fn set_on_a_swept_key_fixes_it() {
     assert!(sc.points.iter().all(|p| p.job.checkpoint_s == 300.0));
 }
 
+/// `--set` on a key that only takes text keeps what was typed, even where it reads as a
+/// number or a bool; quoted, it is the quoted text.
+#[test]
+fn set_text_keys_take_numbers_as_text() {
+    let sc = super::load("scenarios/young-daly.toml", &["name=2024", "description=true"]);
+    assert_eq!(sc.name, "2024");
+    assert_eq!(sc.description.as_deref(), Some("true"));
+    let sc = super::load("scenarios/young-daly.toml", &["name=\"7\""]);
+    assert_eq!(sc.name, "7");
+}
+
 #[test]
 fn unwritable_out_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
