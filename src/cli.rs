@@ -298,11 +298,19 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(()) => 0,
+        // The reader of stdout has gone (`ckptsim run … | head`): stop quietly, as a pipeline
+        // expects; the files in --out were written before stdout.
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             eprintln!("error: {}", error_text(&e));
             exit_code(&e)
         }
     }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has closed it.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// The error and its causes joined by ": ", each cause left out where the text so far
