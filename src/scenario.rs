@@ -760,7 +760,30 @@ pub(crate) fn missing_table(
 }
 
 pub(crate) fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {
-    Error::Scenario { origin, key: Some(key.to_string()), message: message.to_string() }
+    Error::Scenario { origin, key: Some(key.to_string()), message: plain(message) }
+}
+
+/// A deserializer's message in the user's words: Rust type names become what a scenario
+/// writes (`expected f64` → `expected a number`, `expected struct RawJob` → `expected a
+/// table of keys`); other messages are unchanged.
+pub(crate) fn plain(message: &str) -> String {
+    let mut text = message.trim().to_string();
+    for (rust, user) in [
+        ("expected f64", "expected a number"),
+        ("expected u64", "expected an integer ≥ 0"),
+        ("expected i64", "expected an integer"),
+        ("expected usize", "expected an integer ≥ 0"),
+    ] {
+        text = text.replace(rust, user);
+    }
+    const STRUCT: &str = "expected struct ";
+    while let Some(at) = text.find(STRUCT) {
+        let name_end = text[at + STRUCT.len()..]
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .map_or(text.len(), |n| at + STRUCT.len() + n);
+        text.replace_range(at..name_end, "expected a table of keys");
+    }
+    text
 }
 
 /// Splits `KEY=VALUE`; the value is read as TOML (`true`, `0.5`, `"300 s"`) and otherwise
@@ -1589,11 +1612,11 @@ impl SpanMap {
                     p.iter().filter(|part| part.parse::<usize>().is_err()).cloned().collect::<Vec<_>>().join(".")
                 })
         });
-        Error::Scenario { origin: self.origin_at(span), key, message: message.trim().to_string() }
+        Error::Scenario { origin: self.origin_at(span), key, message: plain(message) }
     }
 
     pub(crate) fn key_error(&self, at: &[&str], key: &str, message: &str) -> Error {
-        Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message: message.trim().to_string() }
+        Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message: plain(message) }
     }
 }
 

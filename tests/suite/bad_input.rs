@@ -725,3 +725,16 @@ fn missing_tables() {
     rejects(&with("restart = \"10 min\"\n", ""), &[], &["bad.toml:5:1: key `job`: missing field `restart`"]);
     rejects(&GOOD.replace("[job]", "[jobs]"), &[], &["bad.toml:5:2", "unknown field `jobs`"]);
 }
+
+/// A value of the wrong type is named in the scenario's words, not Rust's (`expected f64`,
+/// `expected struct RawJob`).
+#[test]
+fn wrong_types_are_named_in_scenario_words() {
+    rejects(GOOD, &["--set", "policy.factor="], &["key `policy.factor`", "expected a number"]);
+    rejects(GOOD, &["--set", "job=1"], &["key `job`", "expected a table of keys"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = super::ckptsim(&["run", "scenarios/young-daly.toml", "--set", "job=1", "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && !err.contains("Raw"), "{err}");
+}
