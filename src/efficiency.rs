@@ -409,6 +409,9 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<EfficiencyScena
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| spans.error_at(e.span(), e.message()))?;
     if let Err(e) = toml::from_str::<RawStudy>(text) {
         let required = [("schedule", "file: the schedule CSV, and how to read it")];
+        if let Some(e) = crate::scenario::other_command(&spans, &table, &["job", "failures"], &["schedule"], "run") {
+            return Err(e);
+        }
         return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
     }
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -551,6 +551,9 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
             ("job", "work, checkpoint and restart"),
             ("failures", "the failure model: mtbf or node_mtbf, law, …, or [failures.trace]"),
         ];
+        if let Some(e) = other_command(&spans, &table, &["machine", "schedule"], &["job", "failures"], "efficiency") {
+            return Err(e);
+        }
         return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
     }
     let sweepable = |key: &str| match key.split('.').next().unwrap_or_default() {
@@ -757,6 +760,33 @@ pub(crate) fn missing_table(
         key: Some((*name).to_string()),
         message: format!("missing: accepted is a file with a [{name}] table ({holds})"),
     })
+}
+
+/// Where a file holds a table (`theirs`) that only another command's files hold and none of
+/// this command's own (`ours`): an error at that table saying which command takes the file.
+pub(crate) fn other_command(
+    spans: &SpanMap,
+    table: &toml::Table,
+    theirs: &[&str],
+    ours: &[&str],
+    command: &str,
+) -> Option<Error> {
+    let found = theirs.iter().find(|k| table.contains_key(**k))?;
+    if ours.iter().any(|k| table.contains_key(*k)) {
+        return None;
+    }
+    let tables = |keys: &[&str]| keys.iter().map(|k| format!("[{k}]")).collect::<Vec<_>>().join(", ");
+    Some(spans.key_error(
+        &[found],
+        found,
+        &format!(
+            "this file has {} but no {}: it is for `ckptsim {command}`, not this command (accepted here is a \
+             file with {})",
+            tables(&theirs.iter().copied().filter(|k| table.contains_key(*k)).collect::<Vec<_>>()),
+            tables(ours),
+            tables(ours)
+        ),
+    ))
 }
 
 pub(crate) fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {

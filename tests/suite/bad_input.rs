@@ -738,3 +738,21 @@ fn wrong_types_are_named_in_scenario_words() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.code() == Some(2) && !err.contains("Raw"), "{err}");
 }
+
+/// A `run` scenario given to `efficiency`, or an efficiency study given to `run`, is refused
+/// saying which command takes it (it said "unknown field `job`").
+#[test]
+fn a_file_for_the_other_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for (command, file, key, other) in [
+        ("efficiency", "scenarios/young-daly.toml", "key `job`", "it is for `ckptsim run`"),
+        ("run", "scenarios/small-schedule.toml", "key `machine`", "it is for `ckptsim efficiency`"),
+    ] {
+        let o = super::ckptsim(&[command, file, "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(file) && err.contains(key) && err.contains(other), "{err}");
+        assert!(!out.exists(), "{command} {file} wrote {}", out.display());
+    }
+}
