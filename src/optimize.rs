@@ -315,8 +315,9 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
 mod tests {
     use super::*;
 
-    /// Whether the tapes are kept for the whole search, dropped after the first batch, or
-    /// never fit, the optimum is the same, to the bit.
+    /// Whether the tapes are kept for the whole search or dropped after the first batch (the
+    /// scan; every later batch and golden-section step then draws afresh), the optimum is the
+    /// same, to the bit.
     #[test]
     fn keeping_the_failures_changes_no_result() {
         let text = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\
@@ -324,10 +325,7 @@ mod tests {
         let sc = crate::scenario::parse(text, std::path::Path::new("inline.toml"), &[]).unwrap();
         let point = &sc.points[0];
         let kept = optimize_keeping(point, 300, 5, MAX_KEPT_FAILURES).unwrap();
-        // 300 replications record about 300 × 25 failures: a budget of 1000 drops them after
-        // the scan, one of 0 right after the first batch.
-        for budget in [1000, 0] {
-            assert_eq!(optimize_keeping(point, 300, 5, budget).unwrap(), kept, "budget {budget}");
-        }
+        // Any recording exceeds a budget of 0, so the tapes go after the scan.
+        assert_eq!(optimize_keeping(point, 300, 5, 0).unwrap(), kept);
     }
 }
