@@ -390,6 +390,13 @@ pub(crate) fn no_folder_at(paths: impl IntoIterator<Item = PathBuf>) -> anyhow::
     }
 }
 
+/// Shows on stderr what in `sc` is valid but probably not meant.
+fn warn(sc: &scenario::Scenario) {
+    for w in sc.warnings() {
+        eprintln!("warning: {}: {w}", sc.path.display());
+    }
+}
+
 fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let stop = match (args.reps, args.precision) {
         (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
@@ -418,6 +425,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
     distinct_names(scenarios.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
+    scenarios.iter().for_each(warn);
     let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
     let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
     if !fixed && (sharded.is_some() || args.resume) {
@@ -628,6 +636,7 @@ fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 
 fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let sc = scenario::load(&args.scenario, &args.sets)?;
+    warn(&sc);
     if sc.points.len() != 1 {
         let keys: Vec<&str> = sc.axes.iter().map(|a| a.key.as_str()).collect();
         return Err(usage(format!(

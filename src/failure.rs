@@ -662,6 +662,28 @@ impl TraceReplay {
         if hits > 0.0 { self.period_s / hits } else { f64::INFINITY }
     }
 
+    /// Why this replay is probably not what was meant, if it looks so: a packed job whose
+    /// nodes 0 … n − 1 see none of the log's failures (typically a log that numbers its
+    /// nodes from 1, so node 0 never fails), and the run would see no failures at all.
+    pub fn warning(&self) -> Option<String> {
+        if self.placement == Placement::Random || self.events.is_empty() || self.mtbf_s().is_finite() {
+            return None;
+        }
+        let lowest = self.events.iter().map(|(_, node)| *node).min().expect("events");
+        let held = match self.job_nodes {
+            1 => "node 0 (packed: node numbers start at 0) has".to_string(),
+            n => format!("nodes 0 … {} (packed: node numbers start at 0) have", n - 1),
+        };
+        Some(format!(
+            "system {} of {}: the job's {held} none of the log's {} \
+             failures, whose lowest node is {lowest}, so the run sees no failures; if the log numbers its nodes \
+             from 1, renumber them from 0, or set job.placement = \"random\"",
+            self.system,
+            self.file.display(),
+            self.events.len()
+        ))
+    }
+
     /// The replay of one replication: its offset and (for random placements) its nodes
     /// drawn from `rng`.
     pub fn stream(&self, mut rng: Pcg64Mcg) -> TraceStream {

@@ -532,6 +532,30 @@ pub struct Scenario {
     pub points: Vec<Point>,
 }
 
+impl Scenario {
+    /// What in this scenario is valid but probably not meant, one line per cause, naming the
+    /// points it concerns (for example a replayed log none of whose failures hit the job).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut found: Vec<(String, Vec<usize>)> = vec![];
+        for p in &self.points {
+            let crate::failure::FailureModel::Trace(t) = &p.failures.base else { continue };
+            let Some(w) = t.warning() else { continue };
+            match found.iter_mut().find(|(seen, _)| *seen == w) {
+                Some((_, points)) => points.push(p.index),
+                None => found.push((w, vec![p.index])),
+            }
+        }
+        found
+            .into_iter()
+            .map(|(w, points)| match (self.points.len(), points.len()) {
+                (1, _) => w,
+                (_, 1) => format!("point {}: {w}", points[0]),
+                _ => format!("points {}: {w}", points.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")),
+            })
+            .collect()
+    }
+}
+
 /// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {

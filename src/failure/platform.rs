@@ -49,7 +49,9 @@ impl Ord for At {
 
 /// Job-level renewal: the job's lifetimes are iid from `law`; the first starts at time 0
 /// (new, or as a residual life for a stationary start), each later one when the downtime
-/// after a failure ends: t₁ = X₁, t_{k+1} = t_k + D + X_{k+1} (MODELS.md §2).
+/// after a failure ends: t₁ = X₁, t_{k+1} = t_k + D + X_{k+1} (MODELS.md §2). The stream
+/// does not know the job, so a failure the job ignores (during a phase that cannot fail)
+/// also starts a downtime here, during which the stream is quiet (README, Semantics).
 #[derive(Debug, Clone)]
 pub struct JobRenewalStream {
     law: Law,

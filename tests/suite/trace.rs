@@ -742,3 +742,46 @@ fn replay_windows_censor_or_wrap() {
     assert_eq!(trace::events_in_window(&sys, 0.0, 45.0 * 100.0, TraceEnd::Wrap).len(), 300);
     assert_eq!(trace::events_in_window(&sys, 31.0, 1e6, TraceEnd::Censor).len(), 0);
 }
+
+/// A log that numbers its nodes from 1: node 0 never fails.
+const FROM_ONE_LOG: &str = "time_s,node\n0,1\n100,2\n5000,1\n9000,3\n";
+
+/// A scenario replaying [`FROM_ONE_LOG`], with `extra` lines in `[job]` and `tail` at the end.
+fn from_one_scenario(dir: &Path, extra: &str, tail: &str) -> String {
+    write(dir, "from-one.csv", FROM_ONE_LOG.as_bytes());
+    format!(
+        "[job]\nwork = \"10 h\"\ncheckpoint = \"1 min\"\nrestart = \"1 min\"\n{extra}\n\
+         [failures.trace]\nfile = \"from-one.csv\"\n[policy]\ninterval = \"1 h\"\n[run]\nreplications = 20\n{tail}"
+    )
+}
+
+#[test]
+fn a_packed_job_that_no_logged_failure_hits_is_warned_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at = tmp.path().join("s.toml");
+    let warnings = |extra: &str, tail: &str| {
+        ckptsim::scenario::parse(&from_one_scenario(tmp.path(), extra, tail), &at, &[]).unwrap().warnings()
+    };
+    let one = warnings("nodes = 1", "");
+    assert_eq!(one.len(), 1, "{one:?}");
+    for part in ["node 0 ", "lowest node is 1", "numbers its nodes from 1", "from-one.csv", "4 failures"] {
+        assert!(one[0].contains(part), "{part:?} missing from {:?}", one[0]);
+    }
+    // Node 1 fails in the log: a two-node job sees failures.
+    assert_eq!(warnings("nodes = 2", ""), Vec::<String>::new());
+    assert_eq!(warnings("nodes = 1\nplacement = \"random\"", ""), Vec::<String>::new());
+    // In a sweep, the warning names the points it concerns, once.
+    let swept = warnings("nodes = 1", "[sweep]\n\"policy.interval\" = [\"1 h\", \"2 h\"]\n");
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert!(swept[0].starts_with("points 0, 1: "), "{swept:?}");
+    let swept = warnings("", "[sweep]\n\"job.nodes\" = [1, 2]\n");
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert!(swept[0].starts_with("point 0: "), "{swept:?}");
+
+    // The binary shows it on stderr and still runs.
+    fs::write(&at, from_one_scenario(tmp.path(), "nodes = 1", "")).unwrap();
+    let out = super::bin().args(["run", at.to_str().unwrap(), "--out"]).arg(tmp.path().join("out")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: ") && stderr.contains("lowest node is 1"), "{stderr}");
+}
