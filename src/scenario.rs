@@ -396,7 +396,12 @@ enum MalformedName {
 /// What resolving needs beyond the raw values: the scenario's folder (relative paths
 /// resolve against it, as Cargo does) and the failure logs read so far.
 struct Context {
+    /// The scenario file's folder: relative paths written in the file resolve against it.
     dir: PathBuf,
+    /// Whether `failures.trace.file` was given with `--set`: a relative path typed on the
+    /// command line resolves against the current folder, as a shell user expects (and as
+    /// `schedule.file` does in efficiency studies).
+    trace_file_from_set: bool,
     logs: std::cell::RefCell<HashMap<(PathBuf, bool), std::sync::Arc<trace::Log>>>,
 }
 
@@ -592,6 +597,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
 
     let context = Context {
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        trace_file_from_set: sweep.set_origin("failures.trace.file").is_some(),
         logs: std::cell::RefCell::new(HashMap::new()),
     };
     let mut points = vec![];
@@ -1332,7 +1338,20 @@ fn resolve_trace(
             return Err(field(&format!("failures.{k}"), "a replayed [failures.trace] takes no law: remove this key"));
         }
     }
-    let path = context.dir.join(&t.file);
+    let written = Path::new(&t.file);
+    let path = if written.is_absolute() || context.trace_file_from_set {
+        written.to_path_buf()
+    } else {
+        context.dir.join(written)
+    };
+    if !written.is_absolute() && !path.exists() {
+        let rule = if context.trace_file_from_set {
+            "a relative path given with --set resolves against the current folder"
+        } else {
+            "a relative path resolves against the scenario file's folder"
+        };
+        return Err(field("failures.trace.file", format!("cannot read {}: no such file ({rule})", path.display())));
+    }
     let skip = t.malformed == Some(MalformedName::Skip);
     let log = {
         let mut cache = context.logs.borrow_mut();

@@ -156,3 +156,39 @@ fn unknown_lanl_system() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("failures.trace.system") && err.contains("no system `99`") && err.contains("18"), "{err}");
 }
+
+/// A relative `failures.trace.file` written in the scenario resolves against the scenario's
+/// folder; typed with `--set`, against the current folder (as `schedule.file` does).
+#[test]
+fn a_trace_path_resolves_against_the_scenario_or_the_current_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sub = tmp.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(sub.join("log.csv"), "time_s,node\n0,0\n3600,0\n7200,0\n").unwrap();
+    let scenario = sub.join("s.toml");
+    fs::write(
+        &scenario,
+        "[job]\nwork = \"10 h\"\ncheckpoint = \"1 min\"\nrestart = \"1 min\"\n[failures.trace]\nfile = \"log.csv\"\n\
+         [policy]\ninterval = \"10 min\"\n[run]\nreplications = 20\n",
+    )
+    .unwrap();
+    let run = |cwd: &std::path::Path, set: Option<&str>| {
+        let mut cmd = super::bin();
+        cmd.current_dir(cwd).args(["run", scenario.to_str().unwrap(), "--out"]).arg(tmp.path().join("out"));
+        if let Some(s) = set {
+            cmd.args(["--set", s]);
+        }
+        let o = cmd.output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // Written in the file: the scenario's folder, wherever the command runs.
+    let (code, err) = run(tmp.path(), None);
+    assert_eq!(code, Some(0), "{err}");
+    // Typed with --set: the current folder.
+    assert_eq!(run(tmp.path(), Some("failures.trace.file=sub/log.csv")).0, Some(0));
+    let (code, err) = run(tmp.path(), Some("failures.trace.file=log.csv"));
+    assert_eq!(code, Some(2), "{err}");
+    for part in ["failures.trace.file", "cannot read log.csv: no such file", "resolves against the current folder"] {
+        assert!(err.contains(part), "{part:?} missing from {err}");
+    }
+}
