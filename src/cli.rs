@@ -448,7 +448,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         }
     }
     let mut stdout = std::io::stdout().lock();
-    for (sc, stop) in scenarios.iter().zip(stops) {
+    for (i, (sc, stop)) in scenarios.iter().zip(stops).enumerate() {
         let seed = args.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -537,6 +537,14 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             }
         };
         write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
+        // A signal while the results were written (plots can take a while) waited for the
+        // files to be whole; it still ends the command before the next scenario.
+        if interrupted.load(Ordering::Relaxed) {
+            let rest: Vec<&str> = scenarios[i + 1..].iter().map(|s| s.name.as_str()).collect();
+            let not_run = if rest.is_empty() { String::new() } else { format!("; not run: {}", rest.join(", ")) };
+            eprintln!("interrupted after writing the results of {}{not_run}", sc.name);
+            std::process::exit(130);
+        }
     }
     Ok(())
 }
