@@ -189,6 +189,7 @@ pub fn run_shard_range(
             let start = local.start + b * block;
             let end = (start + block).min(local.end);
             let mut buffers = vec![Vec::new(); shared.leaders.len()];
+            let limit = shared.recorded_per_tape();
             for j in start..end {
                 let rep = shard.replication(j);
                 let mut tapes: Vec<Tape<'_>> = shared
@@ -198,6 +199,7 @@ pub fn run_shard_range(
                     .map(|(&l, buffer)| {
                         let leader = &points[l];
                         Tape::with_buffer(&leader.failures, seed, rep, leader.job.downtime_s, std::mem::take(buffer))
+                            .limited(limit)
                     })
                     .collect();
                 for (p, point) in points.iter().enumerate() {
@@ -236,6 +238,16 @@ impl SharedStreams {
     /// of each one found so far, so grouping costs at most points × this comparisons); points
     /// past them build their own streams.
     const MAX_DISTINCT: usize = 64;
+
+    /// The most failures a thread keeps recorded at once, over all its tapes (16 bytes each:
+    /// 16 MB); a run with many groups records fewer failures per tape.
+    const RECORDED_PER_THREAD: usize = 1 << 20;
+
+    /// The most failures each of this run's tapes records: the thread's budget shared among
+    /// the groups (at most [`Tape::MAX_RECORDED`]).
+    fn recorded_per_tape(&self) -> usize {
+        (Self::RECORDED_PER_THREAD / self.leaders.len().max(1)).min(Tape::MAX_RECORDED)
+    }
 
     fn of(points: &[Point]) -> Self {
         let same = |a: &Point, b: &Point| a.failures == b.failures && a.job.downtime_s == b.job.downtime_s;

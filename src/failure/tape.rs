@@ -22,8 +22,10 @@ pub struct Tape<'a> {
     /// The stream being recorded, and how many failures it has given.
     source: Stream,
     drawn: usize,
-    /// Its first failures, at most [`Tape::MAX_RECORDED`].
+    /// Its first failures, at most `limit`.
     seen: Vec<Failure>,
+    /// The most failures recorded (at most [`Tape::MAX_RECORDED`]).
+    limit: usize,
 }
 
 impl<'a> Tape<'a> {
@@ -42,7 +44,15 @@ impl<'a> Tape<'a> {
     pub fn with_buffer(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64, mut buffer: Vec<Failure>) -> Self {
         buffer.clear();
         let source = failures.stream(seed, rep, downtime_s);
-        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: buffer }
+        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: buffer, limit: Self::MAX_RECORDED }
+    }
+
+    /// The tape recording at most `max_recorded` failures (at most [`Tape::MAX_RECORDED`]):
+    /// a run that holds many tapes at once shares a memory budget among them. Past the limit
+    /// replays rebuild their own streams, with the same failures.
+    pub fn limited(mut self, max_recorded: usize) -> Self {
+        self.limit = max_recorded.min(Self::MAX_RECORDED);
+        self
     }
 
     /// The recording buffer, for the next [`Tape::with_buffer`].
@@ -75,7 +85,7 @@ pub struct Replay<'t, 'a> {
     /// Index of the next failure in the stream.
     next: usize,
     /// The replay's own stream, once it is past both what was recorded and where the tape's
-    /// source is (only after [`Tape::MAX_RECORDED`] failures).
+    /// source is (only past the tape's recording limit).
     own: Option<Stream>,
 }
 
@@ -92,7 +102,7 @@ impl Replay<'_, '_> {
         if self.next - 1 == tape.drawn {
             let f = tape.source.next_failure();
             tape.drawn += 1;
-            if tape.seen.len() < Tape::MAX_RECORDED {
+            if tape.seen.len() < tape.limit {
                 tape.seen.push(f);
             }
             return f;
@@ -161,6 +171,21 @@ mod tests {
         assert_eq!(times(&mut tape.replay(), n + 10), fresh);
         // One that stays within the recording.
         assert_eq!(times(&mut tape.replay(), 20), fresh[..20]);
+    }
+
+    #[test]
+    fn a_limited_tape_records_its_limit_and_replays_the_stream() {
+        let failures = poisson();
+        let (limit, n) = (100, 250);
+        let fresh = times(&mut failures.stream(4, 5, 0.0), n);
+        let mut tape = Tape::new(&failures, 4, 5, 0.0).limited(limit);
+        assert_eq!(times(&mut tape.replay(), n - 50), fresh[..n - 50]);
+        assert_eq!(tape.recorded(), limit);
+        for m in [n, 30, limit, limit + 1, n] {
+            assert_eq!(times(&mut tape.replay(), m), fresh[..m]);
+        }
+        assert_eq!(tape.recorded(), limit);
+        assert_eq!(Tape::new(&failures, 4, 5, 0.0).limited(usize::MAX).limit, Tape::MAX_RECORDED);
     }
 
     #[test]
