@@ -930,13 +930,25 @@ fn omitted_formulas(job: &Job, rows: &[FormulaRow]) -> Vec<String> {
     notes
 }
 
+/// Seconds as the formula table's header shows them: to the microsecond like the
+/// `interval_s` column, without trailing zeros (11160, 120062.432465); in scientific notation
+/// where that would hide the digits.
+fn header_seconds(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e15).contains(&x.abs()) {
+        return scenario::shown_number(x);
+    }
+    let text = format!("{x:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
     let h = report::human_duration;
     let mut out = format!(
-        "exponential failures: M = {} ({mtbf_s} s), δ = {} ({} s), R = {}, D = {}; checkpoint {}, restart {}\n\n",
+        "exponential failures: M = {} ({} s), δ = {} ({} s), R = {}, D = {}; checkpoint {}, restart {}\n\n",
         h(mtbf_s),
+        header_seconds(mtbf_s),
         h(job.checkpoint_s),
-        job.checkpoint_s,
+        header_seconds(job.checkpoint_s),
         h(job.restart_s),
         h(job.downtime_s),
         if job.checkpoint_exposure == Exposure::CanFail { "can fail" } else { "cannot fail" },

@@ -365,13 +365,20 @@ pub fn duration_unit(typical_s: f64) -> (&'static str, f64) {
     }
 }
 
-/// A duration for people: `45.000 s`, `12.50 min`, `3.100 h`, `2.000 d`; `∞` when infinite.
+/// A duration for people: `45.000 s`, `12.500 min`, `3.100 h`, `2.000 d`; `1.000e-5 s` and
+/// `1.157e15 d` beyond three decimals of the largest unit that fits; `∞` when infinite.
 pub fn human_duration(s: f64) -> String {
     if !s.is_finite() {
         return "∞".into();
     }
     let (unit, scale) = duration_unit(s);
-    format!("{} {unit}", three_decimals(s / scale))
+    let x = s / scale;
+    // Three decimals would show a microsecond as 0.000 s and a geological time as sixteen
+    // digits: beyond them, three significant decimals in scientific notation.
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        return format!("{x:.3e} {unit}");
+    }
+    format!("{} {unit}", three_decimals(x))
 }
 
 fn three_decimals(x: f64) -> String {

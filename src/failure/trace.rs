@@ -1141,7 +1141,8 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 }
 
 /// A terminal table of `stats`: failures, span (d), MTBF (h), the Weibull fit (shape ± SE,
-/// scale and mean in h) and the burst shares (%).
+/// scale and mean in h) and the burst shares (%); a dash where the log or the fit has no
+/// value, explained under the table.
 pub fn stats_table(stats: &[SystemStats]) -> String {
     let mut header: Vec<String> =
         ["system", "nodes", "failures", "nodes failed", "span (d)", "MTBF (h)", "zero gaps"].map(String::from).to_vec();
@@ -1150,18 +1151,20 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
         stats.first().map(|s| s.bursts.iter().map(|b| b.threshold_s).collect()).unwrap_or_default();
     header.extend(thresholds.iter().map(|t| format!("burst ≤{} min (%)", t / 60.0)));
     let mut rows = vec![header];
+    // A blank cell in a column of numbers reads as a misaligned row: a dash says "none".
+    let cell = |v: Option<String>| v.unwrap_or_else(|| "—".into());
     for s in stats {
         let mut row = vec![
             s.name.clone(),
-            opt(s.nodes, |n| n.to_string()),
+            cell(s.nodes.map(|n| n.to_string())),
             s.failures.to_string(),
             s.nodes_failed.to_string(),
             format!("{:.1}", s.span_s / 86_400.0),
             format!("{:.2}", s.mtbf_s / 3600.0),
             s.zero_gaps.to_string(),
-            opt(s.weibull, |w| format!("{:.3} ± {:.3}", w.shape, w.shape_se)),
-            opt(s.weibull, |w| format!("{:.2}", w.scale_s / 3600.0)),
-            opt(s.weibull, |w| format!("{:.2}", w.mean_s / 3600.0)),
+            cell(s.weibull.map(|w| format!("{:.3} ± {:.3}", w.shape, w.shape_se))),
+            cell(s.weibull.map(|w| format!("{:.2}", w.scale_s / 3600.0))),
+            cell(s.weibull.map(|w| format!("{:.2}", w.mean_s / 3600.0))),
         ];
         row.extend(s.bursts.iter().map(|b| format!("{:.1}", 100.0 * b.share)));
         rows.push(row);
@@ -1178,6 +1181,16 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
         if i == 0 {
             let _ = writeln!(out, "  {}", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
         }
+    }
+    let mut notes = vec![];
+    if stats.iter().any(|s| s.nodes.is_none()) {
+        notes.push("nodes — : the log declares no size for the system");
+    }
+    if stats.iter().any(|s| s.weibull.is_none()) {
+        notes.push("Weibull — : the likelihood has no maximum (too few gaps longer than one clock tick)");
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(out, "\n  {}", notes.join("; "));
     }
     out
 }

@@ -65,3 +65,20 @@ fn formulas_table_and_bad_values() {
     let o = ckptsim(&["formulas", "--checkpoint", "1 s", "--rate", "5"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The table's header shows durations people can read at any magnitude: seconds to the
+/// microsecond without float noise, scientific notation where three decimals would hide the
+/// value or show sixteen digits.
+#[test]
+fn the_header_shows_durations_readably_at_any_magnitude() {
+    let header = |args: &[&str]| {
+        let o = ckptsim(&[&["formulas"], args].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or_default().to_string()
+    };
+    let scr = header(&["--rate", "8.329e-6/s", "--checkpoint", "438 s"]);
+    assert!(scr.contains("M = 33.351 h (120062.432465 s)") && scr.contains("(438 s)"), "{scr}");
+    let extreme = header(&["--mtbf", "1e20 s", "--checkpoint", "1e-5 s"]);
+    assert!(extreme.contains("M = 1.157e15 d (1e20 s)"), "{extreme}");
+    assert!(extreme.contains("δ = 1.000e-5 s (0.00001 s)"), "{extreme}");
+}

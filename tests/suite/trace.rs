@@ -692,12 +692,24 @@ fn the_fragment_is_a_valid_scenario() {
 
 #[test]
 fn table_and_csv_carry_units_and_every_system() {
-    let (a, _) = minute_rounded_log(0.7, 51);
+    let (mut a, _) = minute_rounded_log(0.7, 51);
     let mut b = a.clone();
     b.name = "other".into();
+    a.nodes = Some(64);
+    b.nodes = Some(64);
     let stats = [trace::system_stats(&a), trace::system_stats(&b)];
     let table = trace::stats_table(&stats);
     assert!(table.contains("MTBF (h)") && table.contains("synthetic") && table.contains("other"), "{table}");
+    assert!(!table.contains('—'), "nothing is missing: {table}");
+    // An undeclared size and a log with no fit show dashes, explained under the table.
+    let mut c = system(vec![event(0.0, 0), event(30.0, 1), event(60.0, 0)], 60.0);
+    c.name = "tiny".into();
+    let stats = [trace::system_stats(&a), trace::system_stats(&c)];
+    assert!(stats[1].nodes.is_none() && stats[1].weibull.is_none());
+    let table = trace::stats_table(&stats);
+    let row = table.lines().find(|l| l.trim_start().starts_with("tiny")).unwrap();
+    assert_eq!(row.matches('—').count(), 4, "{table}");
+    assert!(table.contains("nodes — : the log declares no size") && table.contains("Weibull — : "), "{table}");
     let csv = trace::stats_csv(&stats);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
