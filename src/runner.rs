@@ -188,20 +188,18 @@ pub fn run_shard_range(
         .try_fold(empty, |mut sums, b| {
             let start = local.start + b * block;
             let end = (start + block).min(local.end);
-            let mut buffers = vec![Vec::new(); shared.leaders.len()];
             let limit = shared.recorded_per_tape();
+            let first = shard.replication(start);
+            let mut tapes: Vec<Tape<'_>> = shared
+                .leaders
+                .iter()
+                .map(|&l| Tape::new(&points[l].failures, seed, first, points[l].job.downtime_s).limited(limit))
+                .collect();
             for j in start..end {
                 let rep = shard.replication(j);
-                let mut tapes: Vec<Tape<'_>> = shared
-                    .leaders
-                    .iter()
-                    .zip(&mut buffers)
-                    .map(|(&l, buffer)| {
-                        let leader = &points[l];
-                        Tape::with_buffer(&leader.failures, seed, rep, leader.job.downtime_s, std::mem::take(buffer))
-                            .limited(limit)
-                    })
-                    .collect();
+                if j > start {
+                    tapes.iter_mut().for_each(|t| t.rewind_to(rep));
+                }
                 for (p, point) in points.iter().enumerate() {
                     let record = match shared.group[p] {
                         Some(g) => replicate_on(point, &mut tapes[g].replay()),
@@ -209,9 +207,6 @@ pub fn run_shard_range(
                     };
                     let record = record.map_err(|source| Error::Engine { point: p, source })?;
                     sums[p].add(point.job.work_s, &record);
-                }
-                for (tape, buffer) in tapes.into_iter().zip(&mut buffers) {
-                    *buffer = tape.into_buffer();
                 }
             }
             progress(end - start);

@@ -36,15 +36,17 @@ impl<'a> Tape<'a> {
     /// An empty tape of the stream of `failures` for replication `rep` under master seed
     /// `seed`, with repairs of `downtime_s` (s) (see [`Failures::stream`]).
     pub fn new(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64) -> Self {
-        Self::with_buffer(failures, seed, rep, downtime_s, Vec::new())
+        let source = failures.stream(seed, rep, downtime_s);
+        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: Vec::new(), limit: Self::MAX_RECORDED }
     }
 
-    /// [`Tape::new`] recording into `buffer` (cleared), so that a loop over replications
-    /// reuses one allocation; [`Tape::into_buffer`] gives it back.
-    pub fn with_buffer(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64, mut buffer: Vec<Failure>) -> Self {
-        buffer.clear();
-        let source = failures.stream(seed, rep, downtime_s);
-        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: buffer, limit: Self::MAX_RECORDED }
+    /// Empties the tape and turns it to replication `rep` of the same stream, keeping its
+    /// memory, so that a loop over replications allocates once.
+    pub fn rewind_to(&mut self, rep: u64) {
+        self.seen.clear();
+        self.rep = rep;
+        self.drawn = 0;
+        self.source = self.failures.stream(self.seed, rep, self.downtime_s);
     }
 
     /// The tape recording at most `max_recorded` failures (at most [`Tape::MAX_RECORDED`]):
@@ -53,11 +55,6 @@ impl<'a> Tape<'a> {
     pub fn limited(mut self, max_recorded: usize) -> Self {
         self.limit = max_recorded.min(Self::MAX_RECORDED);
         self
-    }
-
-    /// The recording buffer, for the next [`Tape::with_buffer`].
-    pub fn into_buffer(self) -> Vec<Failure> {
-        self.seen
     }
 
     /// A replay of the stream from its start.
@@ -189,11 +186,16 @@ mod tests {
     }
 
     #[test]
-    fn a_reused_buffer_starts_empty() {
+    fn a_rewound_tape_starts_empty_on_the_new_replication() {
         let failures = poisson();
-        let mut tape = Tape::new(&failures, 1, 1, 0.0);
+        let mut tape = Tape::new(&failures, 1, 1, 0.0).limited(20);
         times(&mut tape.replay(), 30);
-        let tape = Tape::with_buffer(&failures, 1, 2, 0.0, tape.into_buffer());
-        assert_eq!(tape.recorded(), 0);
+        let reserved = tape.reserved();
+        tape.rewind_to(2);
+        assert_eq!((tape.recorded(), tape.reserved()), (0, reserved));
+        // Past the limit too, replays are replication 2's stream, not 1's.
+        let fresh = times(&mut failures.stream(1, 2, 0.0), 40);
+        assert_eq!(times(&mut tape.replay(), 40), fresh);
+        assert_eq!(times(&mut tape.replay(), 40), fresh);
     }
 }
