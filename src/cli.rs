@@ -645,15 +645,6 @@ fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let sc = scenario::load(&args.scenario, &args.sets)?;
     warn(&sc);
-    if sc.points.len() != 1 {
-        let keys: Vec<&str> = sc.axes.iter().map(|a| a.key.as_str()).collect();
-        return Err(usage(format!(
-            "{}: optimize takes one point, but the sweep has {}; fix the swept keys with --set ({})",
-            args.scenario.display(),
-            sc.points.len(),
-            keys.join(", ")
-        )));
-    }
     let reps = match (args.reps, sc.run.stop) {
         (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
         (Some(n), _) => n,
@@ -662,25 +653,77 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     };
     let seed = args.seed.unwrap_or(sc.run.seed);
     let pool = thread_pool(args.threads)?;
+    let cases = crate::optimize::cases(&sc);
+    let file = |suffix: &str| args.out.join(format!("{}-optimize{suffix}", sc.name));
+    // One search writes <name>-optimize.{json,csv,svg}; several write the summary as
+    // <name>-optimize.{json,csv} and each case's curve as <name>-optimize-<k>.{csv,svg}.
+    let mut outputs: Vec<PathBuf> = vec![file(".json"), file(".csv")];
+    match cases.len() {
+        1 => outputs.push(file(".svg")),
+        _ => outputs.extend(
+            cases.iter().flat_map(|c| [file(&format!("-{}.csv", c.index)), file(&format!("-{}.svg", c.index))]),
+        ),
+    }
     // Before the search, so a bad --out costs nothing.
     create_out_dir(&args.out)?;
-    no_folder_at(["json", "csv", "svg"].map(|ext| args.out.join(format!("{}-optimize.{ext}", sc.name))))?;
-    let point = &sc.points[0];
-    let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
-    let json = report::optimum_json(&sc, seed, &opt);
-    let csv = report::optimum_csv(&opt);
-    report::write_atomic(&args.out.join(format!("{}-optimize.json", sc.name)), json.as_bytes())?;
-    report::write_atomic(&args.out.join(format!("{}-optimize.csv", sc.name)), csv.as_bytes())?;
-    let svg = report::optimum_svg(&sc, &opt)?;
-    report::write_atomic(&args.out.join(format!("{}-optimize.svg", sc.name)), svg.as_bytes())?;
+    no_folder_at(outputs)?;
+    if let [case] = cases.as_slice() {
+        let point = case.point;
+        let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
+        let json = report::optimum_json(&sc, seed, &opt);
+        let csv = report::optimum_csv(&opt);
+        report::write_atomic(&file(".json"), json.as_bytes())?;
+        report::write_atomic(&file(".csv"), csv.as_bytes())?;
+        report::write_atomic(&file(".svg"), report::optimum_svg(&sc.name, point, &opt)?.as_bytes())?;
+        let shown = match args.format {
+            // Markdown never gets here: `format_parser(TABLE_CSV_JSON)` refuses it.
+            Format::Table | Format::Markdown => report::optimum_table(&sc.name, point, seed, &opt),
+            Format::Csv => csv,
+            Format::Json => json,
+        };
+        std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
+        return Ok(());
+    }
+    let bar = ProgressBar::with_draw_target(Some(cases.len() as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} searches, ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(sc.name.clone());
+    let mut results = vec![];
+    for case in cases {
+        let opt = pool.install(|| crate::optimize::optimize(case.point, reps, seed));
+        let opt = opt.with_context(|| format!("optimizing case {} ({})", case.index, case_words(&case)))?;
+        bar.inc(1);
+        results.push((case, opt));
+    }
+    bar.finish_and_clear();
+    let mut details = String::new();
+    for (case, opt) in &results {
+        let heading = format!("{} case {} ({})", sc.name, case.index, case_words(case));
+        report::write_atomic(&file(&format!("-{}.csv", case.index)), report::optimum_csv(opt).as_bytes())?;
+        let svg = report::optimum_svg(&heading, case.point, opt)?;
+        report::write_atomic(&file(&format!("-{}.svg", case.index)), svg.as_bytes())?;
+        details.push_str(&report::optimum_table(&heading, case.point, seed, opt));
+        details.push('\n');
+    }
+    let json = report::optimum_cases_json(&sc, seed, &results);
+    let csv = report::optimum_cases_csv(&results);
+    report::write_atomic(&file(".json"), json.as_bytes())?;
+    report::write_atomic(&file(".csv"), csv.as_bytes())?;
     let shown = match args.format {
-        // Markdown never gets here: `format_parser(TABLE_CSV_JSON)` refuses it.
-        Format::Table | Format::Markdown => report::optimum_table(&sc, seed, &opt),
+        Format::Table | Format::Markdown => details + &report::optimum_cases_table(&sc, seed, &results),
         Format::Csv => csv,
         Format::Json => json,
     };
     std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
     Ok(())
+}
+
+/// A search's swept values in words: `job.checkpoint = 2 min, failures.mtbf = 6 h`.
+fn case_words(case: &crate::optimize::Case<'_>) -> String {
+    case.labels.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
 }
 
 fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {

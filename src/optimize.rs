@@ -16,13 +16,17 @@ use crate::engine::{self, Limits};
 use crate::error::{Error, Result};
 use crate::failure::tape::Tape;
 use crate::policy::ChunkLayout;
-use crate::scenario::Point;
+use crate::scenario::{Point, Scenario};
 use crate::stats::Moments;
 
 /// Candidates of the first scan, log-spaced over [Young/`SCAN_SPAN`, Young·`SCAN_SPAN`].
 const SCAN_POINTS: usize = 25;
 /// Half-width of the first scan, as a factor around Young's interval.
 const SCAN_SPAN: f64 = 30.0;
+/// The scan goes no further than this many times the MTBF (or Young's interval, where that
+/// is longer): e^4 ≈ 55 attempts per segment under exponential failures, far past any
+/// optimum (the exact one is below M).
+const SCAN_MAX_MTBFS: f64 = 4.0;
 /// Golden-section iterations (each shrinks the bracket by 0.618).
 const GOLDEN_STEPS: usize = 20;
 /// Points of the refinement grid, spread over ±`REFINE_SPAN` around the best interval.
@@ -81,6 +85,43 @@ pub struct Optimum {
     /// Every candidate evaluated: (interval s, mean overhead, 95% half-width), sorted by
     /// interval.
     pub curve: Vec<(f64, f64, f64)>,
+}
+
+/// One search of `ckptsim optimize`: the search sets the interval itself, so the points of a
+/// sweep that differ only in their policy (`policy.*` keys) are one search; each combination
+/// of the other swept keys is another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case<'a> {
+    /// Its number, from 0, in sweep order.
+    pub index: usize,
+    /// The first point of the combination (its interval and factor are not used).
+    pub point: &'a Point,
+    /// The combination: each swept key other than `policy.*`, with its value as written.
+    pub labels: Vec<(String, String)>,
+}
+
+/// Whether sweep axis `key` only changes the policy, which the search replaces.
+pub fn is_policy_key(key: &str) -> bool {
+    key.starts_with("policy.")
+}
+
+/// The searches of `scenario`, in the order of their first points (one for a scenario
+/// without a sweep, or whose sweep is over `policy.*` keys only).
+pub fn cases(scenario: &Scenario) -> Vec<Case<'_>> {
+    let mut found: Vec<Case<'_>> = vec![];
+    for point in &scenario.points {
+        let labels: Vec<(String, String)> = scenario
+            .axes
+            .iter()
+            .zip(&point.labels)
+            .filter(|(axis, _)| !is_policy_key(&axis.key))
+            .map(|(axis, label)| (axis.key.clone(), label.clone()))
+            .collect();
+        if !found.iter().any(|c| c.labels == labels) {
+            found.push(Case { index: found.len(), point, labels });
+        }
+    }
+    found
 }
 
 /// Sample variance of a sample.
@@ -192,8 +233,10 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];
 
-    // Scan: log-spaced around Young, capped at the work (longer is the same as none).
-    let cap_s = point.job.work_s;
+    // Scan: log-spaced around Young, capped at the work (longer is the same as none) and at
+    // a few MTBFs: far beyond the MTBF a segment needs e^{T/M} attempts, so a replication
+    // practically never ends (with M = 15 min, Young × 30 is 24 M: 10¹⁰ attempts).
+    let cap_s = point.job.work_s.min(SCAN_MAX_MTBFS * mtbf_s.max(young_s));
     let scan: Vec<f64> = (0..SCAN_POINTS)
         .map(|i| young_s * SCAN_SPAN.powf(2.0 * i as f64 / (SCAN_POINTS - 1) as f64 - 1.0))
         .map(|t| t.min(cap_s))

@@ -418,16 +418,11 @@ pub fn output_paths(out_dir: &Path, scenario: &Scenario) -> (PathBuf, PathBuf) {
     (out_dir.join(format!("{}.csv", scenario.name)), out_dir.join(format!("{}.json", scenario.name)))
 }
 
-/// The JSON of `ckptsim optimize`: `best_interval_s`, `interval_ci_low_s`,
-/// `interval_ci_high_s`, `best_overhead_mean`, `formulas: [{name, interval_s, overhead_mean,
-/// regret, regret_ci_low, regret_ci_high}]`, with the curve of every candidate evaluated.
-pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
+/// One search's result as JSON fields: the failure model, the best interval with its range,
+/// the overhead there, the formulas' regrets and the curve.
+fn optimum_fields(point: &Point, o: &crate::optimize::Optimum) -> Map<String, Value> {
     let doc = json!({
-        "scenario": scenario.name,
-        "version": env!("CARGO_PKG_VERSION"),
-        "seed": seed,
-        "replications": o.replications,
-        "failure_model": scenario.points[0].failures.describe(),
+        "failure_model": point.failures.describe(),
         "best_interval_s": o.best_interval_s,
         "interval_ci_low_s": o.interval_ci_low_s,
         "interval_ci_high_s": o.interval_ci_high_s,
@@ -440,9 +435,179 @@ pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum
         })).collect::<Vec<_>>(),
         "curve": o.curve.iter().map(|(t, h, w)| json!({"interval_s": t, "overhead_mean": h, "overhead_half_width": w})).collect::<Vec<_>>(),
     });
-    let mut text = serde_json::to_string_pretty(&doc).expect("JSON of plain values");
+    match doc {
+        Value::Object(map) => map,
+        _ => unreachable!("json! of an object"),
+    }
+}
+
+/// The head every `optimize` JSON document starts with.
+fn optimum_head(scenario: &Scenario, seed: u64, replications: u64) -> Map<String, Value> {
+    let mut head = Map::new();
+    head.insert("scenario".into(), json!(scenario.name));
+    head.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+    head.insert("seed".into(), json!(seed));
+    head.insert("replications".into(), json!(replications));
+    head
+}
+
+fn pretty(doc: Map<String, Value>) -> String {
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc)).expect("JSON of plain values");
     text.push('\n');
     text
+}
+
+/// The JSON of `ckptsim optimize`: `best_interval_s`, `interval_ci_low_s`,
+/// `interval_ci_high_s`, `best_overhead_mean`, `formulas: [{name, interval_s, overhead_mean,
+/// regret, regret_ci_low, regret_ci_high}]`, with the curve of every candidate evaluated.
+pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
+    let mut doc = optimum_head(scenario, seed, o.replications);
+    doc.extend(optimum_fields(&scenario.points[0], o));
+    pretty(doc)
+}
+
+/// The results of several searches (a sweep over keys other than `policy.*`) as one JSON
+/// document: the head of [`optimum_json`], `axes` (the swept keys searched over) and `cases`,
+/// each with `case`, `labels` (key → value as written) and the fields of [`optimum_json`].
+pub fn optimum_cases_json(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> String {
+    let replications = results.first().map_or(0, |(_, o)| o.replications);
+    let mut doc = optimum_head(scenario, seed, replications);
+    let axes: Vec<&str> =
+        results.first().map(|(c, _)| c.labels.iter().map(|(k, _)| k.as_str()).collect()).unwrap_or_default();
+    doc.insert("axes".into(), json!(axes));
+    let cases: Vec<Value> = results
+        .iter()
+        .map(|(case, o)| {
+            let mut m = Map::new();
+            m.insert("case".into(), json!(case.index));
+            let labels: Map<String, Value> = case.labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            m.insert("labels".into(), Value::Object(labels));
+            m.extend(optimum_fields(case.point, o));
+            Value::Object(m)
+        })
+        .collect();
+    doc.insert("cases".into(), Value::Array(cases));
+    pretty(doc)
+}
+
+/// One row per search of a sweep, as CSV: `case`, each swept key searched over, the best
+/// interval with its range (`best_interval_s`, `interval_ci_low_s`, `interval_ci_high_s`), the
+/// overhead there (`best_overhead_mean`, `best_overhead_half_width`), then per formula
+/// `<name>_interval_s`, `<name>_regret`, `<name>_regret_ci_low`, `<name>_regret_ci_high`
+/// (empty where a formula does not apply to a case).
+pub fn optimum_cases_csv(results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)]) -> String {
+    let mut names: Vec<&str> = vec![];
+    for (_, o) in results {
+        for f in &o.formulas {
+            if !names.contains(&f.name) {
+                names.push(f.name);
+            }
+        }
+    }
+    let mut w = csv::Writer::from_writer(vec![]);
+    let mut header: Vec<String> = vec!["case".into()];
+    header.extend(
+        results.first().map(|(c, _)| c.labels.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()).unwrap_or_default(),
+    );
+    header.extend(
+        [
+            "best_interval_s",
+            "interval_ci_low_s",
+            "interval_ci_high_s",
+            "best_overhead_mean",
+            "best_overhead_half_width",
+        ]
+        .map(String::from),
+    );
+    for n in &names {
+        header.extend(["interval_s", "regret", "regret_ci_low", "regret_ci_high"].map(|c| format!("{n}_{c}")));
+    }
+    w.write_record(&header).expect("CSV to memory");
+    for (case, o) in results {
+        let mut row: Vec<String> = vec![case.index.to_string()];
+        row.extend(case.labels.iter().map(|(_, v)| v.clone()));
+        row.extend(
+            [
+                o.best_interval_s,
+                o.interval_ci_low_s,
+                o.interval_ci_high_s,
+                o.best_overhead_mean,
+                o.best_overhead_half_width,
+            ]
+            .map(|x| x.to_string()),
+        );
+        for n in &names {
+            match o.formulas.iter().find(|f| f.name == *n) {
+                Some(f) => {
+                    row.extend([f.interval_s, f.regret, f.regret_ci_low, f.regret_ci_high].map(|x| x.to_string()))
+                }
+                None => row.extend(std::iter::repeat_n(String::new(), 4)),
+            }
+        }
+        w.write_record(&row).expect("CSV to memory");
+    }
+    String::from_utf8(w.into_inner().expect("CSV to memory")).expect("UTF-8")
+}
+
+/// A summary of several searches for the terminal: one row per case with its swept values,
+/// the best interval and its range, the overhead there, and Young's and Daly eq. 37's regret.
+pub fn optimum_cases_table(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> String {
+    let replications = results.first().map_or(0, |(_, o)| o.replications);
+    let mut out = format!(
+        "{}: {} searches, {} replications per candidate (common random numbers), seed {}\n\n",
+        scenario.name,
+        results.len(),
+        replications,
+        seed
+    );
+    let keys: Vec<String> =
+        results.first().map(|(c, _)| c.labels.iter().map(|(k, _)| k.clone()).collect()).unwrap_or_default();
+    let mut rows: Vec<Vec<String>> = vec![];
+    let mut header: Vec<String> = vec!["case".into()];
+    header.extend(keys.iter().cloned());
+    header.extend(
+        ["best interval", "not sig. worse", "overhead", "young regret", "daly-high-order regret"].map(String::from),
+    );
+    rows.push(header);
+    for (case, o) in results {
+        let unit = duration_unit(o.best_interval_s);
+        let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
+        let regret = |name: &str| {
+            o.formulas.iter().find(|r| r.name == name).map_or("—".to_string(), |r| format!("{:+.5}", r.regret))
+        };
+        let mut row = vec![case.index.to_string()];
+        row.extend(case.labels.iter().map(|(_, v)| v.clone()));
+        row.extend([
+            f(o.best_interval_s),
+            format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0),
+            format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
+            regret("young"),
+            regret("daly-high-order"),
+        ]);
+        rows.push(row);
+    }
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> =
+            r.iter().zip(&widths).map(|(cell, w)| format!("{}{cell}", " ".repeat(w - cell.chars().count()))).collect();
+        out.push_str(&format!("  {}\n", cells.join("  ")));
+        if i == 0 {
+            out.push_str(&format!("  {}\n", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  ")));
+        }
+    }
+    out.push_str(
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  each case's curve and every formula's regret with its 95% interval are in the files written.\n",
+    );
+    out
 }
 
 /// The candidates `optimize` evaluated, as CSV: `interval_s,overhead_mean,overhead_ci_low,overhead_ci_high`.
@@ -460,9 +625,9 @@ const WALL_BINS: usize = 50;
 /// The optimize plot shows intervals within this factor of the best.
 const OPTIMUM_PLOT_SPAN: f64 = 2.5;
 
-/// The plot of `optimize`: the paired curve with its band, the formulas and the best
-/// interval marked.
-pub fn optimum_svg(scenario: &Scenario, o: &crate::optimize::Optimum) -> Result<String> {
+/// The plot of `optimize` for `point` (titled `heading`): the paired curve with its band, the
+/// formulas and the best interval marked.
+pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -> Result<String> {
     let curve = plot::Curve {
         label: format!("simulated, {} replications each", o.replications),
         // The region around the optimum: the far scan points would flatten the minimum.
@@ -478,18 +643,17 @@ pub fn optimum_svg(scenario: &Scenario, o: &crate::optimize::Optimum) -> Result<
     };
     let mut markers: Vec<(String, f64)> = o.formulas.iter().map(|f| (f.name.to_string(), f.interval_s)).collect();
     markers.push(("best".into(), o.best_interval_s));
-    let title = format!("{}: {}", scenario.name, scenario.points[0].failures.describe());
+    let title = format!("{heading}: {}", point.failures.describe());
     plot::overhead_svg(&title, &[curve], &markers).map_err(Error::Usage)
 }
 
-/// The terminal table of `ckptsim optimize`.
-pub fn optimum_table(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
+/// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`).
+pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
     let unit = duration_unit(o.best_interval_s);
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(
-        "{}: {}\n  {} replications per candidate (common random numbers), seed {}\n\n",
-        scenario.name,
-        scenario.points[0].failures.describe(),
+        "{heading}: {}\n  {} replications per candidate (common random numbers), seed {}\n\n",
+        point.failures.describe(),
         o.replications,
         seed
     );

@@ -76,3 +76,104 @@ fn weibull_renewal_optimum_matches_renewal_reward() {
     let FailureModel::JobRenewal { law, .. } = &p.failures.base else { panic!("job-level renewal") };
     check(p, |t| analytic::renewal::finite_work_overhead(&p.job, t, law), 7, None);
 }
+
+/// A sweep is searched once per combination of its keys other than `policy.*` (the search
+/// sets the interval itself), in sweep order.
+#[test]
+fn a_sweep_is_one_search_per_combination_of_its_non_policy_keys() {
+    use ckptsim::optimize::cases;
+    let yd = load("scenarios/young-daly.toml", &[]);
+    let c = cases(&yd);
+    let labels: Vec<Vec<(String, String)>> = c.iter().map(|c| c.labels.clone()).collect();
+    let checkpoint = |v: &str| vec![("job.checkpoint".to_string(), v.to_string())];
+    assert_eq!(labels, [checkpoint("20 s"), checkpoint("2 min"), checkpoint("10 min")]);
+    assert_eq!(c.iter().map(|c| c.index).collect::<Vec<_>>(), [0, 1, 2]);
+    for case in &c {
+        // Every point of the combination has the case's job and failures: only the policy differs.
+        for p in yd.points.iter().filter(|p| p.job == case.point.job) {
+            assert_eq!(p.failures, case.point.failures);
+        }
+    }
+    // Daly 2006 sweeps the MTBF and the interval rule: three searches, one per MTBF.
+    let daly = load("scenarios/daly-2006.toml", &[]);
+    assert_eq!(daly.points.len(), 6);
+    let mtbfs: Vec<String> = cases(&daly).iter().map(|c| c.labels[0].1.clone()).collect();
+    assert_eq!(mtbfs, ["24 h", "6 h", "15 min"]);
+    // A sweep over policy keys only, or none, is one search without labels.
+    for sets in [&["job.checkpoint=2 min"][..], &["job.checkpoint=2 min", "policy.factor=1"]] {
+        let one = load("scenarios/young-daly.toml", sets);
+        let c = cases(&one);
+        assert_eq!((c.len(), c[0].labels.len()), (1, 0), "{sets:?}");
+    }
+}
+
+/// `optimize` on a sweep writes a summary and each case's curve, and each case is exactly
+/// the search of its point alone (the same seed and streams).
+#[test]
+fn optimize_on_a_sweep_gives_each_case_its_own_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = |name: &str| tmp.path().join(name);
+    let run = |dir: &str, sets: &[&str]| {
+        let mut args = vec!["optimize", "scenarios/young-daly.toml", "--reps", "200", "--format", "json"];
+        let dir = out(dir);
+        let dir = dir.to_str().unwrap().to_string();
+        args.extend(["--out", &dir]);
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        let o = super::ckptsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        doc
+    };
+    let all = run("all", &[]);
+    assert_eq!(all["axes"], serde_json::json!(["job.checkpoint"]));
+    let cases = all["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    for k in 0..3 {
+        for ext in ["csv", "svg"] {
+            assert!(out("all").join(format!("young-daly-optimize-{k}.{ext}")).is_file(), "case {k} {ext}");
+        }
+    }
+    let summary = std::fs::read_to_string(out("all").join("young-daly-optimize.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 4, "{summary}");
+    assert!(summary.starts_with("case,job.checkpoint,best_interval_s,"), "{summary}");
+    for (k, value) in ["20 s", "2 min", "10 min"].iter().enumerate() {
+        let case = &cases[k];
+        assert_eq!(case["case"], k);
+        assert_eq!(case["labels"]["job.checkpoint"], *value);
+        let set = format!("job.checkpoint={value}");
+        let alone = run(&format!("alone-{k}"), &[&set, "policy.factor=1"]);
+        for field in
+            ["failure_model", "best_interval_s", "interval_ci_low_s", "best_overhead_mean", "formulas", "curve"]
+        {
+            assert_eq!(case[field], alone[field], "case {k}: {field}");
+        }
+        let curve = std::fs::read(out(&format!("alone-{k}")).join("young-daly-optimize.csv")).unwrap();
+        assert_eq!(std::fs::read(out("all").join(format!("young-daly-optimize-{k}.csv"))).unwrap(), curve, "case {k}");
+    }
+}
+
+/// Replications for the short-MTBF search (each has about 10⁴ failures).
+const SHORT_MTBF_REPS: u64 = 100;
+
+/// With M = 15 min (Daly 2006's third case), a scan reaching Young × 30 = 24 M never ended
+/// (e^24 attempts per segment): the scan stops at a few MTBFs, and the search still brackets
+/// the exact optimum (Daly's published 9.1 min).
+#[test]
+fn a_short_mtbf_search_ends_and_brackets_the_exact_optimum() {
+    let sc = load("scenarios/daly-2006.toml", &["failures.mtbf=15 min", "policy.interval=optimal"]);
+    let p = &sc.points[0];
+    let m = p.failures.mtbf_s();
+    let young = analytic::young_interval_s(p.job.checkpoint_s, m);
+    let t_star = argmin(|t| analytic::finite_work_overhead(&p.job, t, m), young);
+    let o = optimize(p, SHORT_MTBF_REPS, 3).expect("the search ends");
+    assert!(
+        o.interval_ci_low_s <= t_star && t_star <= o.interval_ci_high_s,
+        "exact optimum {t_star} s outside [{}, {}] (best {})",
+        o.interval_ci_low_s,
+        o.interval_ci_high_s,
+        o.best_interval_s
+    );
+    assert!(o.curve.iter().all(|(t, _, _)| *t <= 4.0 * m), "no candidate beyond 4 M");
+}
