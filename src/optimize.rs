@@ -139,9 +139,10 @@ fn paired(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
     (e.mean, e.half_width, e.se)
 }
 
-/// The most failures the optimizer keeps recorded across candidates, over all replications,
-/// counted by the room the recordings take (16 bytes each: 512 MiB): within it, each
-/// replication's failures are drawn once for the whole search; past it, once per batch of
+/// The most failures the optimizer keeps recorded across candidates, over all replications
+/// (16 bytes each: 512 MiB): each replication's tape records at most its share, so the
+/// memory is bounded from the first candidate on. A replication whose failures fit in its
+/// share is drawn once for the whole search; one that needs more is drawn once per batch of
 /// candidates.
 const MAX_KEPT_FAILURES: usize = 1 << 25;
 
@@ -150,56 +151,88 @@ const MAX_KEPT_TAPES: u64 = 1 << 20;
 
 /// Evaluates candidate intervals of one point on replications 0..`reps`, every candidate on
 /// the same failures (common random numbers). Each replication's failures are recorded on a
-/// [`Tape`] and replayed for every candidate; the tapes are kept from one batch of candidates
-/// to the next while they fit in [`MAX_KEPT_FAILURES`]. Replays give exactly the failures of
-/// a fresh stream, so what is kept changes the cost only, never a result.
+/// [`Tape`] of at most its share of [`MAX_KEPT_FAILURES`] and replayed for every candidate; a
+/// tape that its replication outgrows is dropped, and that replication is drawn afresh on a
+/// scratch tape once per batch of candidates. Replays give exactly the failures of a fresh
+/// stream, so what is kept changes the cost only, never a result.
 struct Evaluator<'a> {
     point: &'a Point,
     seed: u64,
-    reps: u64,
-    /// One tape per replication, while kept.
-    tapes: Option<Vec<Tape<'a>>>,
-    /// The most failures the tapes may hold and still be kept ([`MAX_KEPT_FAILURES`]).
-    budget: usize,
+    /// Per replication, its kept tape; None once outgrown (or with more than
+    /// [`MAX_KEPT_TAPES`] replications).
+    tapes: Vec<Option<Tape<'a>>>,
 }
 
 impl<'a> Evaluator<'a> {
     fn new(point: &'a Point, reps: u64, seed: u64, budget: usize) -> Self {
-        let tapes = (reps <= MAX_KEPT_TAPES).then(|| {
-            (0..reps).into_par_iter().map(|rep| Tape::new(&point.failures, seed, rep, point.job.downtime_s)).collect()
-        });
-        Evaluator { point, seed, reps, tapes, budget }
+        let share = usize::try_from(reps).map_or(0, |n| budget / n.max(1));
+        let tapes = if reps <= MAX_KEPT_TAPES {
+            (0..reps)
+                .into_par_iter()
+                .map(|rep| Some(Tape::new(&point.failures, seed, rep, point.job.downtime_s).limited(share)))
+                .collect()
+        } else {
+            (0..reps).map(|_| None).collect()
+        };
+        Evaluator { point, seed, tapes }
     }
 
-    /// The overheads of `layouts` on `tape`'s failures.
-    fn play_all(&self, tape: &mut Tape<'_>, layouts: &[ChunkLayout]) -> Result<Vec<f64>> {
+    /// The overhead of `layout` on `tape`'s failures.
+    fn play(&self, tape: &mut Tape<'_>, layout: &ChunkLayout) -> Result<f64> {
         let (job, work_s) = (&self.point.job, self.point.job.work_s);
+        engine::play_periodic(job, layout, &mut tape.replay(), Limits::default())
+            .map(|r| r.wall_s / work_s - 1.0)
+            .map_err(|source| Error::Engine { point: self.point.index, source })
+    }
+
+    /// The overheads of `layouts` on replication `rep`: on its kept tape while it holds the
+    /// replication, else on `scratch` (rewound to `rep`, so a thread reuses its memory).
+    fn play_rep(
+        &self,
+        kept: &mut Option<Tape<'a>>,
+        scratch: &mut Option<Tape<'a>>,
+        rep: u64,
+        layouts: &[ChunkLayout],
+    ) -> Result<Vec<f64>> {
+        let mut rewound = false;
         layouts
             .iter()
             .map(|layout| {
-                engine::play_periodic(job, layout, &mut tape.replay(), Limits::default())
-                    .map(|r| r.wall_s / work_s - 1.0)
-                    .map_err(|source| Error::Engine { point: self.point.index, source })
+                if let Some(tape) = kept.as_mut() {
+                    let h = self.play(tape, layout)?;
+                    if !tape.complete() {
+                        *kept = None;
+                    }
+                    return Ok(h);
+                }
+                let tape = match scratch {
+                    Some(t) if rewound => t,
+                    Some(t) => {
+                        t.rewind_to(rep);
+                        rewound = true;
+                        t
+                    }
+                    None => {
+                        rewound = true;
+                        scratch.insert(Tape::new(&self.point.failures, self.seed, rep, self.point.job.downtime_s))
+                    }
+                };
+                self.play(tape, layout)
             })
             .collect()
     }
 
     /// The candidates at `intervals_s` (s), in that order.
     fn all(&mut self, intervals_s: &[f64]) -> Result<Vec<Candidate>> {
-        let (point, seed) = (self.point, self.seed);
+        let point = self.point;
         let layouts: Vec<ChunkLayout> = intervals_s.iter().map(|&t| ChunkLayout::new(point.job.work_s, t)).collect();
-        let per_rep: Vec<Vec<f64>> = match self.tapes.take() {
-            Some(mut tapes) => {
-                let per_rep = tapes.par_iter_mut().map(|tape| self.play_all(tape, &layouts)).collect::<Result<_>>()?;
-                let kept: usize = tapes.iter().map(Tape::reserved).sum();
-                self.tapes = (kept <= self.budget).then_some(tapes);
-                per_rep
-            }
-            None => (0..self.reps)
-                .into_par_iter()
-                .map(|rep| self.play_all(&mut Tape::new(&point.failures, seed, rep, point.job.downtime_s), &layouts))
-                .collect::<Result<_>>()?,
-        };
+        let mut tapes = std::mem::take(&mut self.tapes);
+        let per_rep: Vec<Vec<f64>> = tapes
+            .par_iter_mut()
+            .enumerate()
+            .map_init(|| None, |scratch, (rep, kept)| self.play_rep(kept, scratch, rep as u64, &layouts))
+            .collect::<Result<_>>()?;
+        self.tapes = tapes;
         Ok(intervals_s
             .iter()
             .enumerate()
@@ -358,17 +391,28 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
 mod tests {
     use super::*;
 
-    /// Whether the tapes are kept for the whole search or dropped after the first batch (the
-    /// scan; every later batch and golden-section step then draws afresh), the optimum is the
-    /// same, to the bit.
+    /// Whether every replication's tape is kept for the whole search, some are outgrown and
+    /// dropped, or none records anything (every batch and golden-section step then draws
+    /// afresh), the optimum is the same, to the bit.
     #[test]
     fn keeping_the_failures_changes_no_result() {
         let text = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\
                     [failures]\nlaw = \"weibull\"\nshape = 0.7\nmtbf = \"3.1 h\"\nrenewal = \"job\"\n";
         let sc = crate::scenario::parse(text, std::path::Path::new("inline.toml"), &[]).unwrap();
         let point = &sc.points[0];
-        let kept = optimize_keeping(point, 300, 5, MAX_KEPT_FAILURES).unwrap();
-        // Any recording exceeds a budget of 0, so the tapes go after the scan.
-        assert_eq!(optimize_keeping(point, 300, 5, 0).unwrap(), kept);
+        let reps = 300;
+        let kept = optimize_keeping(point, reps, 5, MAX_KEPT_FAILURES).unwrap();
+        // About 20 failures a replication (more at short candidates): a share of 20 keeps some
+        // tapes and outgrows others; a share of 0 keeps none.
+        for share in [20, 0] {
+            let evaluator = Evaluator::new(point, reps, 5, share * reps as usize);
+            assert!(evaluator.tapes.iter().all(|t| t.as_ref().is_some_and(|t| t.reserved() == 0)));
+            assert_eq!(optimize_keeping(point, reps, 5, share * reps as usize).unwrap(), kept, "share {share}");
+        }
+        let mut partly = Evaluator::new(point, reps, 5, 20 * reps as usize);
+        partly.all(&[1500.0]).unwrap();
+        let left = partly.tapes.iter().filter(|t| t.is_some()).count();
+        assert!(left > 0 && left < reps as usize, "{left} of {reps} tapes kept");
+        assert!(partly.tapes.iter().flatten().all(|t| t.reserved() <= 20), "a share bounds each tape");
     }
 }

@@ -67,6 +67,12 @@ impl<'a> Tape<'a> {
         self.seen.len()
     }
 
+    /// Whether every failure drawn so far is recorded: false once a replay went past the
+    /// tape's limit (its later replays past the limit draw afresh).
+    pub fn complete(&self) -> bool {
+        self.drawn == self.seen.len()
+    }
+
     /// Failures the recording has room for without growing (its buffer's capacity: what it
     /// holds in memory).
     pub fn reserved(&self) -> usize {
@@ -99,7 +105,12 @@ impl Replay<'_, '_> {
         if self.next - 1 == tape.drawn {
             let f = tape.source.next_failure();
             tape.drawn += 1;
-            if tape.seen.len() < tape.limit {
+            let len = tape.seen.len();
+            if len < tape.limit {
+                // Grow by doubling, but never past the limit: the limit bounds the memory.
+                if len == tape.seen.capacity() {
+                    tape.seen.reserve_exact(len.max(8).min(tape.limit - len));
+                }
                 tape.seen.push(f);
             }
             return f;
@@ -182,7 +193,12 @@ mod tests {
             assert_eq!(times(&mut tape.replay(), m), fresh[..m]);
         }
         assert_eq!(tape.recorded(), limit);
+        assert!(tape.reserved() <= limit, "the limit bounds the memory: {}", tape.reserved());
+        assert!(!tape.complete());
         assert_eq!(Tape::new(&failures, 4, 5, 0.0).limited(usize::MAX).limit, Tape::MAX_RECORDED);
+        let mut short = Tape::new(&failures, 4, 5, 0.0).limited(limit);
+        times(&mut short.replay(), limit);
+        assert!(short.complete());
     }
 
     #[test]
