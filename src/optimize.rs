@@ -3,10 +3,10 @@
 //! and far more precise than independent runs (DESIGN.md; MODELS.md §6).
 //!
 //! Search: a log-spaced scan around Young's interval brackets the minimum of the paired
-//! sample mean, golden-section search narrows it, and a refinement grid around the best
-//! point (with the equal chunkings W/k inside it) gives the set of intervals not
-//! significantly worse than the best (the 95% interval of the paired difference reaches
-//! zero): its range is the reported interval of the best.
+//! sample mean, golden-section search narrows it, and a refinement grid of equal chunkings
+//! W/k around the best point (every one of them where they are few) gives the set of
+//! intervals not significantly worse than the best (the 95% interval of the paired
+//! difference reaches zero): its range is the reported interval of the best.
 
 use rayon::prelude::*;
 
@@ -122,6 +122,29 @@ pub fn cases(scenario: &Scenario) -> Vec<Case<'_>> {
         }
     }
     found
+}
+
+/// The interval (s) of the equal chunking of `work_s` nearest `interval_s`: W/k, k = W/T
+/// rounded (at least 1). With k chunks the expected time is least when they are equal
+/// (MODELS.md §1, finite work), so these are the low points of the overhead's sawtooth in T.
+fn equal_chunking_s(work_s: f64, interval_s: f64) -> f64 {
+    work_s / (work_s / interval_s).round().max(1.0)
+}
+
+/// The best of `candidates` (the lowest mean overhead) and the intervals not significantly
+/// worse than it (the 95% interval of the paired difference reaches zero), by interval.
+fn judge(candidates: &[Candidate]) -> (Candidate, Vec<f64>) {
+    let best = candidates.iter().min_by(|x, y| x.mean.total_cmp(&y.mean)).expect("candidates").clone();
+    let mut not_worse: Vec<f64> = candidates
+        .iter()
+        .filter(|c| {
+            let (mean, half, _) = paired(&c.overheads, &best.overheads);
+            mean <= half || c.interval_s == best.interval_s
+        })
+        .map(|c| c.interval_s)
+        .collect();
+    not_worse.sort_by(f64::total_cmp);
+    (best, not_worse)
 }
 
 /// Sample variance of a sample.
@@ -315,11 +338,16 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
     // With finite work the overhead is a sawtooth in T: just below W/k an extra, tiny last
     // chunk costs a whole write. The intervals W/k (k equal chunks) are its low points, so
     // they join the grid wherever there are not too many of them.
+    // Each grid point is moved to the nearest equal chunking: between two of them a chunk
+    // count's overhead only rises, so a point elsewhere would sit on the sawtooth's slope, at
+    // a phase that has nothing to do with the interval (with 3,300 chunks, as at Daly's
+    // M = 15 min, the sawtooth's period is far below the grid's spacing and its height far
+    // above the paired standard error).
+    let w = point.job.work_s;
     let mut grid_s: Vec<f64> = (0..REFINE_POINTS)
         .map(|i| centre_s * (1.0 + REFINE_SPAN * (2.0 * i as f64 / (REFINE_POINTS - 1) as f64 - 1.0)))
-        .map(|t| t.min(cap_s))
+        .map(|t| equal_chunking_s(w, t.min(cap_s)))
         .collect();
-    let w = point.job.work_s;
     let (k_lo, k_hi) = ((w / (centre_s * (1.0 + REFINE_SPAN))).ceil(), (w / (centre_s * (1.0 - REFINE_SPAN))).floor());
     if k_hi >= k_lo.max(1.0) && k_hi - k_lo < MAX_EQUAL_CHUNKINGS {
         grid_s.extend((k_lo.max(1.0) as u64..=k_hi as u64).map(|k| w / k as f64));
@@ -327,16 +355,7 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
     grid_s.sort_by(f64::total_cmp);
     grid_s.dedup();
     let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
-    let best = grid.iter().min_by(|x, y| x.mean.total_cmp(&y.mean)).expect("a grid").clone();
-    // Significantly worse: the 95% interval of the paired difference lies above zero.
-    let not_worse: Vec<f64> = grid
-        .iter()
-        .filter(|c| {
-            let (mean, half, _) = paired(&c.overheads, &best.overheads);
-            mean <= half || c.interval_s == best.interval_s
-        })
-        .map(|c| c.interval_s)
-        .collect();
+    let (best, not_worse) = judge(&grid);
     let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
     let interval_ci_high_s = not_worse.iter().copied().fold(0.0, f64::max);
 
