@@ -159,7 +159,7 @@ const SHORT_MTBF_REPS: u64 = 100;
 
 /// With M = 15 min (Daly 2006's third case), a scan reaching Young × 30 = 24 M never ended
 /// (e^24 attempts per segment): the scan stops at a few MTBFs, and the search still brackets
-/// the exact optimum (Daly's published 9.1 min).
+/// the exact optimum (Daly's published 9.1 min), at an equal chunking.
 #[test]
 fn a_short_mtbf_search_ends_and_brackets_the_exact_optimum() {
     let sc = load("scenarios/daly-2006.toml", &["failures.mtbf=15 min", "policy.interval=optimal"]);
@@ -176,4 +176,8 @@ fn a_short_mtbf_search_ends_and_brackets_the_exact_optimum() {
         o.best_interval_s
     );
     assert!(o.curve.iter().all(|(t, _, _)| *t <= 4.0 * m), "no candidate beyond 4 M");
+    // The refinement grid is made of equal chunkings (3,300 chunks here: too many to add
+    // them all), so the best is one: W / T is a whole number of chunks.
+    let chunks = p.job.work_s / o.best_interval_s;
+    assert!((chunks - chunks.round()).abs() < 1e-6, "best {} s is {chunks} chunks", o.best_interval_s);
 }
