@@ -642,6 +642,9 @@ fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     builder.build().context("starting the worker threads")
 }
 
+/// Steps of the progress bar per search of `optimize`.
+const SEARCH_STEPS: u64 = 1000;
+
 fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let sc = scenario::load(&args.scenario, &args.sets)?;
     warn(&sc);
@@ -667,9 +670,26 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     // Before the search, so a bad --out costs nothing.
     create_out_dir(&args.out)?;
     no_folder_at(outputs)?;
+    // The bar counts per mille of each search: a search's length is known only roughly
+    // until its refinement grid is laid out.
+    let bar = ProgressBar::with_draw_target(Some(SEARCH_STEPS * cases.len() as u64), ProgressDrawTarget::stderr());
+    let searches = if cases.len() == 1 { "1 search".to_string() } else { format!("{} searches", cases.len()) };
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{{prefix}} [{{bar:40}}] {{percent}}% of {searches}, ETA {{eta}}"))
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(sc.name.clone());
+    let search = |case: &crate::optimize::Case<'_>| {
+        let first = SEARCH_STEPS * case.index as u64;
+        let progress = |share: f64| bar.set_position(first + (share * SEARCH_STEPS as f64) as u64);
+        pool.install(|| crate::optimize::optimize_with_progress(case.point, reps, seed, &progress))
+    };
     if let [case] = cases.as_slice() {
         let point = case.point;
-        let opt = pool.install(|| crate::optimize::optimize(point, reps, seed)).context("optimizing")?;
+        let opt = search(case).context("optimizing");
+        bar.finish_and_clear();
+        let opt = opt?;
         let json = report::optimum_json(&sc, seed, &opt);
         let csv = report::optimum_csv(&opt);
         report::write_atomic(&file(".json"), json.as_bytes())?;
@@ -684,19 +704,13 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
         return Ok(());
     }
-    let bar = ProgressBar::with_draw_target(Some(cases.len() as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} searches, ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(sc.name.clone());
     let mut results = vec![];
-    for case in cases {
-        let opt = pool.install(|| crate::optimize::optimize(case.point, reps, seed));
-        let opt = opt.with_context(|| format!("optimizing case {} ({})", case.index, case_words(&case)))?;
-        bar.inc(1);
-        results.push((case, opt));
+    for case in cases.iter().cloned() {
+        let opt = search(&case).with_context(|| format!("optimizing case {} ({})", case.index, case_words(&case)));
+        if opt.is_err() {
+            bar.finish_and_clear();
+        }
+        results.push((case, opt?));
     }
     bar.finish_and_clear();
     let mut details = String::new();

@@ -184,10 +184,15 @@ struct Evaluator<'a> {
     /// Per replication, its kept tape; None once outgrown (or with more than
     /// [`MAX_KEPT_TAPES`] replications).
     tapes: Vec<Option<Tape<'a>>>,
+    /// Candidates evaluated so far, and how many the search expects in all.
+    done: usize,
+    planned: usize,
+    /// Told the share of the search done, in [0, 1], after every batch.
+    progress: &'a (dyn Fn(f64) + Sync),
 }
 
 impl<'a> Evaluator<'a> {
-    fn new(point: &'a Point, reps: u64, seed: u64, budget: usize) -> Self {
+    fn new(point: &'a Point, reps: u64, seed: u64, budget: usize, progress: &'a (dyn Fn(f64) + Sync)) -> Self {
         let share = usize::try_from(reps).map_or(0, |n| budget / n.max(1));
         let tapes = if reps <= MAX_KEPT_TAPES {
             (0..reps)
@@ -197,7 +202,8 @@ impl<'a> Evaluator<'a> {
         } else {
             (0..reps).map(|_| None).collect()
         };
-        Evaluator { point, seed, tapes }
+        let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
+        Evaluator { point, seed, tapes, done: 0, planned, progress }
     }
 
     /// The overhead of `layout` on `tape`'s failures.
@@ -256,6 +262,8 @@ impl<'a> Evaluator<'a> {
             .map_init(|| None, |scratch, (rep, kept)| self.play_rep(kept, scratch, rep as u64, &layouts))
             .collect::<Result<_>>()?;
         self.tapes = tapes;
+        self.done += intervals_s.len();
+        (self.progress)((self.done as f64 / self.planned.max(1) as f64).min(1.0));
         Ok(intervals_s
             .iter()
             .enumerate()
@@ -278,13 +286,25 @@ impl<'a> Evaluator<'a> {
 /// The interval that minimises the mean overhead of `point` under its failure model, over
 /// replications 0..`reps` from `seed`.
 pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
-    optimize_keeping(point, reps, seed, MAX_KEPT_FAILURES)
+    optimize_keeping(point, reps, seed, MAX_KEPT_FAILURES, &|_| {})
+}
+
+/// [`optimize`], telling `progress` the share of the search done (in [0, 1], an estimate
+/// until the refinement grid is laid out) after every batch of candidates.
+pub fn optimize_with_progress(point: &Point, reps: u64, seed: u64, progress: &(dyn Fn(f64) + Sync)) -> Result<Optimum> {
+    optimize_keeping(point, reps, seed, MAX_KEPT_FAILURES, progress)
 }
 
 /// [`optimize`], keeping the failures recorded across candidates while they number at most
 /// `budget`.
-fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Result<Optimum> {
-    let mut evaluator = Evaluator::new(point, reps, seed, budget);
+fn optimize_keeping(
+    point: &Point,
+    reps: u64,
+    seed: u64,
+    budget: usize,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Result<Optimum> {
+    let mut evaluator = Evaluator::new(point, reps, seed, budget, progress);
     let mtbf_s = point.failures.mtbf_s();
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];
@@ -303,6 +323,7 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
             distinct.push(t);
         }
     }
+    evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
     seen.extend(evaluator.all(&distinct)?);
     let best_scan = (0..seen.len()).min_by(|&a, &b| seen[a].mean.total_cmp(&seen[b].mean)).expect("scanned");
     let lo = seen[best_scan.saturating_sub(1)].interval_s;
@@ -354,6 +375,7 @@ fn optimize_keeping(point: &Point, reps: u64, seed: u64, budget: usize) -> Resul
     }
     grid_s.sort_by(f64::total_cmp);
     grid_s.dedup();
+    evaluator.planned = evaluator.done + grid_s.len() + 4;
     let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
     let (best, not_worse) = judge(&grid);
     let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
@@ -420,15 +442,19 @@ mod tests {
         let sc = crate::scenario::parse(text, std::path::Path::new("inline.toml"), &[]).unwrap();
         let point = &sc.points[0];
         let reps = 300;
-        let kept = optimize_keeping(point, reps, 5, MAX_KEPT_FAILURES).unwrap();
+        let kept = optimize_keeping(point, reps, 5, MAX_KEPT_FAILURES, &|_| {}).unwrap();
         // About 20 failures a replication (more at short candidates): a share of 20 keeps some
         // tapes and outgrows others; a share of 0 keeps none.
         for share in [20, 0] {
-            let evaluator = Evaluator::new(point, reps, 5, share * reps as usize);
+            let evaluator = Evaluator::new(point, reps, 5, share * reps as usize, &|_| {});
             assert!(evaluator.tapes.iter().all(|t| t.as_ref().is_some_and(|t| t.reserved() == 0)));
-            assert_eq!(optimize_keeping(point, reps, 5, share * reps as usize).unwrap(), kept, "share {share}");
+            assert_eq!(
+                optimize_keeping(point, reps, 5, share * reps as usize, &|_| {}).unwrap(),
+                kept,
+                "share {share}"
+            );
         }
-        let mut partly = Evaluator::new(point, reps, 5, 20 * reps as usize);
+        let mut partly = Evaluator::new(point, reps, 5, 20 * reps as usize, &|_| {});
         partly.all(&[1500.0]).unwrap();
         let left = partly.tapes.iter().filter(|t| t.is_some()).count();
         assert!(left > 0 && left < reps as usize, "{left} of {reps} tapes kept");
