@@ -659,13 +659,13 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let cases = crate::optimize::cases(&sc);
     let file = |suffix: &str| args.out.join(format!("{}-optimize{suffix}", sc.name));
     // One search writes <name>-optimize.{json,csv,svg}; several write the summary as
-    // <name>-optimize.{json,csv} and each case's curve as <name>-optimize-<k>.{csv,svg}.
-    let mut outputs: Vec<PathBuf> = vec![file(".json"), file(".csv")];
-    match cases.len() {
-        1 => outputs.push(file(".svg")),
-        _ => outputs.extend(
+    // <name>-optimize.{json,csv} (and .svg, over one numeric swept key) and each case's curve
+    // as <name>-optimize-<k>.{csv,svg}.
+    let mut outputs: Vec<PathBuf> = vec![file(".json"), file(".csv"), file(".svg")];
+    if cases.len() > 1 {
+        outputs.extend(
             cases.iter().flat_map(|c| [file(&format!("-{}.csv", c.index)), file(&format!("-{}.svg", c.index))]),
-        ),
+        );
     }
     // Before the search, so a bad --out costs nothing.
     create_out_dir(&args.out)?;
@@ -721,6 +721,9 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         report::write_atomic(&file(&format!("-{}.svg", case.index)), svg.as_bytes())?;
         details.push_str(&report::optimum_table(&heading, case.point, seed, opt));
         details.push('\n');
+    }
+    if let Some(svg) = report::optimum_cases_svg(&sc, &results) {
+        report::write_atomic(&file(".svg"), svg?.as_bytes())?;
     }
     let json = report::optimum_cases_json(&sc, seed, &results);
     let csv = report::optimum_cases_csv(&results);

@@ -553,6 +553,83 @@ pub fn optimum_cases_csv(results: &[(crate::optimize::Case<'_>, crate::optimize:
     String::from_utf8(w.into_inner().expect("CSV to memory")).expect("UTF-8")
 }
 
+/// The value of a sweep label on a plot's x axis: a duration in seconds, or a plain number.
+fn label_value(label: &str) -> Option<f64> {
+    crate::scenario::parse_duration_s(label).ok().or_else(|| label.trim().parse::<f64>().ok()).filter(|v| v.is_finite())
+}
+
+/// The plot of several searches over one numeric swept key: the best interval against the
+/// key's value, with the range of intervals not significantly worse as its band, and the
+/// intervals of Young and Daly eq. 37 for comparison. None when the searches do not vary one
+/// key whose values are all durations or numbers.
+pub fn optimum_cases_svg(
+    scenario: &Scenario,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> Option<Result<String>> {
+    let key = match results.first().map(|(c, _)| c.labels.as_slice()) {
+        Some([(key, _)]) => key.clone(),
+        _ => return None,
+    };
+    let xs: Vec<f64> = results.iter().map(|(c, _)| label_value(&c.labels[0].1)).collect::<Option<_>>()?;
+    if results.len() < 2 || xs.iter().any(|x| *x <= 0.0) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..results.len()).collect();
+    order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+    let minutes = |s: f64| s / 60.0;
+    let best = plot::Curve {
+        label: format!("simulated best, range not significantly worse ({} replications)", results[0].1.replications),
+        points: order
+            .iter()
+            .map(|&i| {
+                let o = &results[i].1;
+                (xs[i], minutes(o.best_interval_s), minutes(o.interval_ci_low_s), minutes(o.interval_ci_high_s))
+            })
+            .collect(),
+        model: vec![],
+    };
+    let formula = |name: &str, label: &str| {
+        let points: Vec<(f64, f64, f64, f64)> = order
+            .iter()
+            .filter_map(|&i| {
+                let f = results[i].1.formulas.iter().find(|f| f.name == name)?;
+                let t = minutes(f.interval_s);
+                Some((xs[i], t, t, t))
+            })
+            .collect();
+        plot::Curve { label: label.to_string(), points, model: vec![] }
+    };
+    let curves = [best, formula("young", "Young (1974)"), formula("daly-high-order", "Daly (2006) eq. 37")];
+    let span = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) / xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let duration = crate::scenario::parse_duration_s(&results[0].0.labels[0].1).is_ok();
+    // A wide span reads on a log scale; durations are labelled with their unit.
+    let (map, unmap): (&dyn Fn(f64) -> f64, &dyn Fn(f64) -> f64) =
+        if span > 10.0 { (&|v: f64| v.log10(), &|v: f64| 10f64.powf(v)) } else { (&|v: f64| v, &|v: f64| v) };
+    let label = |v: f64| {
+        let v = unmap(v);
+        let (value, unit) = if duration {
+            let (unit, scale) = duration_unit(v);
+            (v / scale, format!(" {unit}"))
+        } else {
+            (v, String::new())
+        };
+        // Three significant digits: tick values fall between round numbers on a log scale.
+        let digits = if value.abs() >= 100.0 {
+            0
+        } else if value.abs() >= 10.0 {
+            1
+        } else {
+            2
+        };
+        format!("{value:.digits$}{unit}")
+    };
+    let desc = if span > 10.0 { format!("{key} (log scale)") } else { key.clone() };
+    let x = plot::Axis { desc: &desc, map, label: &label };
+    let title = format!("{}: best interval by {key}", scenario.name);
+    let legend = plot::emptiest_corner(&curves, map);
+    Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &[]).map_err(Error::Usage))
+}
+
 /// A summary of several searches for the terminal: one row per case with its swept values,
 /// the best interval and its range, the overhead there, and Young's and Daly eq. 37's regret.
 pub fn optimum_cases_table(

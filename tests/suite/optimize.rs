@@ -130,6 +130,9 @@ fn optimize_on_a_sweep_gives_each_case_its_own_search() {
     assert_eq!(all["axes"], serde_json::json!(["job.checkpoint"]));
     let cases = all["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 3);
+    // One numeric swept key: a plot of the best interval against it.
+    let svg = std::fs::read_to_string(out("all").join("young-daly-optimize.svg")).unwrap();
+    assert!(svg.contains("best interval by job.checkpoint") && svg.contains("Young"), "summary plot");
     for k in 0..3 {
         for ext in ["csv", "svg"] {
             assert!(out("all").join(format!("young-daly-optimize-{k}.{ext}")).is_file(), "case {k} {ext}");
