@@ -45,6 +45,8 @@ pub enum Format {
 
 /// The formats of `optimize` and `formulas`: they have no Markdown table.
 pub const TABLE_CSV_JSON: &[Format] = &[Format::Table, Format::Csv, Format::Json];
+/// Every format.
+pub const ALL_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Csv, Format::Json];
 
 /// The formats of `trace stats`: its table or its CSV.
 pub const TABLE_CSV: &[Format] = &[Format::Table, Format::Csv];
@@ -175,11 +177,13 @@ pub struct OptimizeArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// Folder for `<name>-optimize.json`, the curve `<name>-optimize.csv` and its plot
-    /// `<name>-optimize.svg`.
+    /// `<name>-optimize.svg`; for a sweep of several searches, the summary as
+    /// `<name>-optimize.{json,csv,svg}` and each case's curve as `<name>-optimize-<case>.{csv,svg}`.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// What to print on stdout: the table, the curve's CSV or the JSON.
-    #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV_JSON))]
+    /// What to print on stdout: the table, a Markdown table, the CSV (the curve; the summary
+    /// for several searches) or the JSON.
+    #[arg(long, default_value = "table", value_parser = format_parser(ALL_FORMATS))]
     pub format: Format,
 }
 
@@ -696,8 +700,8 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         report::write_atomic(&file(".csv"), csv.as_bytes())?;
         report::write_atomic(&file(".svg"), report::optimum_svg(&sc.name, point, &opt)?.as_bytes())?;
         let shown = match args.format {
-            // Markdown never gets here: `format_parser(TABLE_CSV_JSON)` refuses it.
-            Format::Table | Format::Markdown => report::optimum_table(&sc.name, point, seed, &opt),
+            Format::Table => report::optimum_table(&sc.name, point, seed, &opt),
+            Format::Markdown => report::optimum_markdown(&sc.name, point, seed, &opt),
             Format::Csv => csv,
             Format::Json => json,
         };
@@ -730,7 +734,8 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     report::write_atomic(&file(".json"), json.as_bytes())?;
     report::write_atomic(&file(".csv"), csv.as_bytes())?;
     let shown = match args.format {
-        Format::Table | Format::Markdown => details + &report::optimum_cases_table(&sc, seed, &results),
+        Format::Table => details + &report::optimum_cases_table(&sc, seed, &results),
+        Format::Markdown => report::optimum_cases_markdown(&sc, seed, &results),
         Format::Csv => csv,
         Format::Json => json,
     };

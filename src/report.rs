@@ -630,6 +630,84 @@ pub fn optimum_cases_svg(
     Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &[]).map_err(Error::Usage))
 }
 
+/// One search as Markdown, ready to paste: a line with the best interval, its range and the
+/// overhead there, then a table of the formulas' intervals and regrets.
+pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
+    let unit = duration_unit(o.best_interval_s);
+    let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
+    let mut out = format!(
+        "**{heading}** ({}): {} replications per candidate (common random numbers), seed {seed}. Best interval \
+         **{}** (not significantly worse: {} to {}), overhead {:.5} ± {:.5}.\n\n",
+        point.failures.describe(),
+        o.replications,
+        f(o.best_interval_s),
+        f(o.interval_ci_low_s),
+        f(o.interval_ci_high_s),
+        o.best_overhead_mean,
+        o.best_overhead_half_width
+    );
+    out.push_str("| formula | interval | overhead | regret | 95% CI of the regret | var. red. |\n");
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for r in &o.formulas {
+        out.push_str(&format!(
+            "| {} | {} | {:.5} | {:+.5} | [{:+.5}, {:+.5}] | {:.0}× |\n",
+            r.name,
+            f(r.interval_s),
+            r.overhead_mean,
+            r.regret,
+            r.regret_ci_low,
+            r.regret_ci_high,
+            r.variance_reduction
+        ));
+    }
+    out
+}
+
+/// Several searches as one Markdown table, one row per case: its swept values, the best
+/// interval and its range, the overhead there, and Young's and Daly eq. 37's regret with
+/// their 95% intervals.
+pub fn optimum_cases_markdown(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> String {
+    let replications = results.first().map_or(0, |(_, o)| o.replications);
+    let keys: Vec<String> =
+        results.first().map(|(c, _)| c.labels.iter().map(|(k, _)| format!("`{k}`")).collect()).unwrap_or_default();
+    let mut head: Vec<String> = vec!["case".into()];
+    head.extend(keys);
+    head.extend(
+        ["best interval", "not significantly worse", "overhead", "Young regret", "Daly eq. 37 regret"]
+            .map(String::from),
+    );
+    let mut out = format!(
+        "**{}**: {} searches, {replications} replications per candidate (common random numbers), seed {seed}.\n\n| {} |\n|{}|\n",
+        scenario.name,
+        results.len(),
+        head.join(" | "),
+        head.iter().map(|_| " ---: ").collect::<Vec<_>>().join("|")
+    );
+    for (case, o) in results {
+        let unit = duration_unit(o.best_interval_s);
+        let regret = |name: &str| {
+            o.formulas.iter().find(|r| r.name == name).map_or(String::new(), |r| {
+                format!("{:+.5} [{:+.5}, {:+.5}]", r.regret, r.regret_ci_low, r.regret_ci_high)
+            })
+        };
+        let mut cells = vec![case.index.to_string()];
+        cells.extend(case.labels.iter().map(|(_, v)| v.clone()));
+        cells.extend([
+            format!("{:.3} {}", o.best_interval_s / unit.1, unit.0),
+            format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0),
+            format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
+            regret("young"),
+            regret("daly-high-order"),
+        ]);
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
+}
+
 /// A summary of several searches for the terminal: one row per case with its swept values,
 /// the best interval and its range, the overhead there, and Young's and Daly eq. 37's regret.
 pub fn optimum_cases_table(

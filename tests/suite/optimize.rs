@@ -184,3 +184,28 @@ fn a_short_mtbf_search_ends_and_brackets_the_exact_optimum() {
     let chunks = p.job.work_s / o.best_interval_s;
     assert!((chunks - chunks.round()).abs() < 1e-6, "best {} s is {chunks} chunks", o.best_interval_s);
 }
+
+/// `--format markdown` prints tables ready to paste: the formulas' regrets for one search,
+/// one row per case for a sweep.
+#[test]
+fn optimize_prints_markdown_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let markdown = |sets: &[&str]| {
+        let dir = tmp.path().join(sets.len().to_string());
+        let mut args = vec!["optimize", "scenarios/young-daly.toml", "--reps", "100", "--format", "markdown"];
+        args.extend(["--out", dir.to_str().unwrap()]);
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        let o = super::ckptsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let rows = |text: &str| text.lines().filter(|l| l.starts_with('|')).count();
+    let sweep = markdown(&[]);
+    assert!(sweep.contains("| case | `job.checkpoint` | best interval |"), "{sweep}");
+    assert_eq!(rows(&sweep), 2 + 3, "header, rule and three cases: {sweep}");
+    let one = markdown(&["job.checkpoint=2 min"]);
+    assert!(one.contains("Best interval **") && one.contains("| young | "), "{one}");
+    assert_eq!(rows(&one), 2 + 4, "header, rule and four formulas: {one}");
+}
