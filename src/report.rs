@@ -303,36 +303,13 @@ impl<'a> Report<'a> {
             ]);
             rows.push(row);
         }
-        let widths: Vec<usize> =
-            (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
         let mut out = scenario.name.clone();
         if let Some(d) = &scenario.description {
             out.push_str(&format!(": {d}"));
         }
         out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
-        for (i, r) in rows.iter().enumerate() {
-            let cells: Vec<String> = r
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, w))| {
-                    let pad = w - cell.chars().count();
-                    if c == 0 || c > scenario.axes.len() {
-                        format!("{}{cell}", " ".repeat(pad))
-                    } else {
-                        format!("{cell}{}", " ".repeat(pad))
-                    }
-                })
-                .collect();
-            out.push_str("  ");
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-            if i == 0 {
-                out.push_str("  ");
-                out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
-                out.push('\n');
-            }
-        }
+        // The swept values read as text, left-aligned; the numbers right-aligned.
+        out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
         out.push_str(
             "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
         );
@@ -363,6 +340,37 @@ pub fn duration_unit(typical_s: f64) -> (&'static str, f64) {
     } else {
         ("d", 86_400.0)
     }
+}
+
+/// `rows` (the first one the header) as a terminal table: columns two spaces apart, indented
+/// by two, a rule under the header; cells right-aligned, but left-aligned in the columns
+/// where `left` is true; no trailing spaces.
+pub fn aligned_table(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |x| x.chars().count())).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| {
+                let pad = " ".repeat(w - cell.chars().count());
+                if left(c) { format!("{cell}{pad}") } else { format!("{pad}{cell}") }
+            })
+            .collect();
+        out.push_str("  ");
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str("  ");
+            out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// A duration for people: `45.000 s`, `12.500 min`, `3.100 h`, `2.000 d`; `1.000e-5 s` and
@@ -749,16 +757,7 @@ pub fn optimum_cases_table(
         ]);
         rows.push(row);
     }
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> =
-            r.iter().zip(&widths).map(|(cell, w)| format!("{}{cell}", " ".repeat(w - cell.chars().count()))).collect();
-        out.push_str(&format!("  {}\n", cells.join("  ")));
-        if i == 0 {
-            out.push_str(&format!("  {}\n", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  ")));
-        }
-    }
+    out.push_str(&aligned_table(&rows, &|_| false));
     out.push_str(
         "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  each case's curve and every formula's regret with its 95% interval are in the files written.\n",
     );
