@@ -434,12 +434,18 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         ));
     }
     create_out_dir(&args.out)?;
-    if sharded.is_none() {
-        no_folder_at(scenarios.iter().flat_map(|sc| {
-            let (csv, json) = report::output_paths(&args.out, sc);
-            [csv, json]
-        }))?;
-    }
+    no_folder_at(scenarios.iter().zip(&stops).flat_map(|(sc, stop)| {
+        // A shard writes its partial file only; a whole run its results and, while it runs
+        // a fixed count, its saved progress.
+        let mut paths = vec![];
+        if matches!(stop, Stop::Replications(_)) {
+            paths.push(args.out.join(partial::file_name(sc, sharded)));
+        }
+        if sharded.is_none() {
+            paths.extend(result_paths(&args.out, sc, args.plot));
+        }
+        paths
+    }))?;
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {
@@ -448,7 +454,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         }
     }
     let mut stdout = std::io::stdout().lock();
-    for (i, (sc, stop)) in scenarios.iter().zip(stops).enumerate() {
+    for (i, (sc, &stop)) in scenarios.iter().zip(&stops).enumerate() {
         let seed = args.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -549,6 +555,17 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The files a run's results may go to in `out`: its CSV and JSON, and with `plot` its SVG
+/// plots (`-overhead.svg`, written when the sweep varies the interval, and `-wall.svg`).
+fn result_paths(out: &std::path::Path, sc: &scenario::Scenario, plot: bool) -> Vec<PathBuf> {
+    let (csv, json) = report::output_paths(out, sc);
+    let mut paths = vec![csv, json];
+    if plot {
+        paths.extend(["overhead", "wall"].map(|suffix| out.join(format!("{}-{suffix}.svg", sc.name))));
+    }
+    paths
+}
+
 /// Writes a run's CSV, JSON (and plots) to `out` and shows it on stdout.
 fn write_outputs(
     stdout: &mut impl Write,
@@ -620,6 +637,7 @@ fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
     let (sc, result) = partial::merge(&partials)?;
     create_out_dir(&args.out)?;
+    no_folder_at(result_paths(&args.out, &sc, args.plot))?;
     let mut stdout = std::io::stdout().lock();
     write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
 }
@@ -694,7 +712,11 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         eprintln!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
     }
     let mut systems: Vec<&trace::SystemLog> = match &args.system {
-        Some(name) => vec![log.system(name)?],
+        Some(name) => vec![log.system(name).map_err(|e| Error::Scenario {
+            origin: crate::error::Origin::File { path: args.log.clone(), line: None, column: None },
+            key: None,
+            message: e.to_string(),
+        })?],
         None => log.systems.values().collect(),
     };
     // LANL systems are numbers: 2 before 10.
@@ -711,8 +733,10 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         .file_name()
         .map(|f| f.to_string_lossy().split('.').next().unwrap_or("log").to_string())
         .unwrap_or_default();
+    let csv_path = args.out.join(format!("{stem}-stats.csv"));
+    no_folder_at([csv_path.clone()])?;
     let csv = trace::stats_csv(&stats);
-    report::write_atomic(&args.out.join(format!("{stem}-stats.csv")), csv.as_bytes())?;
+    report::write_atomic(&csv_path, csv.as_bytes())?;
     let shown = match args.format {
         Format::Csv => csv,
         _ => trace::stats_table(&stats),
@@ -755,21 +779,48 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
     Ok(rate_per_s)
 }
 
+/// A duration flag of `formulas` in seconds: ≥ 0 (or > 0), and at most
+/// [`scenario::MAX_JOB_DURATION_S`] as a scenario's durations, beyond which the closed forms
+/// overflow (an MTBF of 1e300 y gave Young's interval as ∞ and the overhead as inf).
 fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Result<f64> {
     let v = parse_duration_s(text).map_err(|e| usage(format!("--{flag}: {e}")))?;
     let ok = if strictly_positive { v > 0.0 } else { v >= 0.0 };
-    if !ok {
+    if !ok || v > scenario::MAX_JOB_DURATION_S {
         let range = if strictly_positive { "> 0" } else { "≥ 0" };
-        return Err(usage(format!("--{flag} {text}: accepted is a duration {range}")));
+        return Err(usage(format!(
+            "--{flag} {text}: accepted is a duration {range}, at most {:e} s",
+            scenario::MAX_JOB_DURATION_S
+        )));
     }
-    Ok(v)
+    Ok(v + 0.0)
 }
 
 fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
     let checkpoint_s = duration_arg("checkpoint", &args.checkpoint, false)?;
     let mtbf_s = match (&args.mtbf, &args.rate) {
-        (Some(m), _) => duration_arg("mtbf", m, true)?,
-        (None, Some(r)) => 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?,
+        (Some(m), _) => {
+            let mtbf_s = duration_arg("mtbf", m, true)?;
+            // As for --rate and a scenario's MTBF: the rate 1/M must be finite (it is not at
+            // 1e-320 s), so M is at least the smallest normal number.
+            if mtbf_s < f64::MIN_POSITIVE {
+                return Err(usage(format!(
+                    "--mtbf {m}: accepted is a duration > 0 whose inverse (the failure rate) is finite: at least \
+                     2.2e-308 s (the smallest normal floating-point number)"
+                )));
+            }
+            mtbf_s
+        }
+        (None, Some(r)) => {
+            let mtbf_s = 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?;
+            if mtbf_s > scenario::MAX_JOB_DURATION_S {
+                return Err(usage(format!(
+                    "--rate {r}: accepted is a rate whose MTBF 1/λ is at most {:e} s (here {} s)",
+                    scenario::MAX_JOB_DURATION_S,
+                    scenario::shown_number(mtbf_s)
+                )));
+            }
+            mtbf_s
+        }
         (None, None) => unreachable!("clap requires --mtbf or --rate"),
     };
     let job = Job {

@@ -563,12 +563,35 @@ impl Scenario {
 
 /// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {
-        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
-        key: None,
-        message: format!("cannot read the scenario file: {e}"),
-    })?;
+    let text = read_text(path)?;
     parse(&text, path, sets)
+}
+
+/// Reads the scenario file at `path` as text; a file that is not UTF-8 is an error at the
+/// line and column of its first bad byte.
+pub(crate) fn read_text(path: &Path) -> Result<String> {
+    let at = |line, column, message: String| Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line, column },
+        key: None,
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = e.utf8_error().valid_up_to();
+        let before = std::str::from_utf8(&bytes[..good]).expect("valid up to here");
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        at(
+            Some(line),
+            Some(column),
+            format!(
+                "byte 0x{:02X} is not UTF-8 text: accepted is a TOML text file in UTF-8 (is this the scenario, or a \
+                 binary or compressed file?)",
+                bytes[good]
+            ),
+        )
+    })
 }
 
 /// Validates the scenario `text` (as read from `path`), then applies `sets` in order.
@@ -644,7 +667,7 @@ pub(crate) struct Sweep {
 impl Sweep {
     /// Applies `sets` to `table` and checks `[sweep]`: every key must pass `sweepable`
     /// (else its message is the error) and every value must deserialise with `deserialize`.
-    pub(crate) fn new<R>(
+    pub(crate) fn new<R: std::fmt::Debug>(
         mut table: toml::Table,
         spans: &SpanMap,
         sets: &[String],
@@ -687,6 +710,8 @@ impl Sweep {
                     return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
                 }
                 sweepable(&key).map_err(|m| spans.key_error(&at, &key, m))?;
+                // Each value as read (`"2 min"` and `"120 s"`, `1` and `1.0` read the same).
+                let mut read: Vec<String> = vec![];
                 for (i, v) in values.iter().enumerate() {
                     let element = [at[0], at[1], &i.to_string()];
                     if v.is_table() {
@@ -716,7 +741,23 @@ impl Sweep {
                     }
                     let mut t = table.clone();
                     set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
-                    deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
+                    let this =
+                        format!("{:?}", deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?);
+                    if let Some(j) = read.iter().position(|r| *r == this) {
+                        return Err(spans.key_error(
+                            &element,
+                            &key,
+                            &format!(
+                                "value #{} ({}) is the same as value #{} ({}): accepted are distinct values (a \
+                                 repeat gives the same point twice)",
+                                i + 1,
+                                display_value(v),
+                                j + 1,
+                                display_value(&values[j])
+                            ),
+                        ));
+                    }
+                    read.push(this);
                 }
                 axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
                 values_of.push(values);
@@ -992,7 +1033,30 @@ fn resolve_point(
         Some(t) => resolve_trace(&raw.failures, t, nodes, raw.job.placement, context)?,
         None => resolve_failures(&raw.failures, nodes)?,
     };
+    let base_mtbf_s = base.mtbf_s();
     let failures = resolve_correlated(raw, base, nodes)?;
+    let mtbf_s = failures.mtbf_s();
+    if mtbf_s.is_nan() || mtbf_s < f64::MIN_POSITIVE {
+        // 0 or subnormal: the job's failure rate overflowed (a mean of 1e-320 s), and the
+        // interval rules gave 0 s, blamed on the interval.
+        let key = if base_mtbf_s >= f64::MIN_POSITIVE {
+            "failures"
+        } else if raw.failures.node_mtbf.is_some() {
+            "failures.node_mtbf"
+        } else if raw.failures.class.is_some() {
+            "failures.class"
+        } else {
+            "failures.mtbf"
+        };
+        return Err(field(
+            key,
+            format!(
+                "the job's MTBF comes to {} s here, too small to simulate (its failure rate overflows): accepted is a \
+                 job MTBF ≥ 2.2e-308 s (the smallest normal floating-point number)",
+                shown_number(mtbf_s),
+            ),
+        ));
+    }
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
@@ -1001,7 +1065,7 @@ fn resolve_point(
             format!("{} is out of range: accepted is a finite number > 0", shown_number(factor)),
         ));
     }
-    let base_s = interval_of(rule, &job, failures.mtbf_s())?;
+    let base_s = interval_of(rule, &job, mtbf_s)?;
     let interval_s = base_s * factor;
     if interval_s <= 0.0 || interval_s.is_nan() {
         return Err(field(
@@ -1378,7 +1442,7 @@ fn resolve_trace(
         Some(toml::Value::Integer(i)) => i.to_string(),
         Some(other) => return Err(field("failures.trace.system", format!("{other} is not a system name or number"))),
     };
-    let sys = log.system(&name).map_err(|e| field("failures.trace.system", e.to_string()))?;
+    let sys = log.system(&name).map_err(|e| field("failures.trace.system", format!("{}: {e}", path.display())))?;
     let system_nodes = sys.nodes.unwrap_or_else(|| sys.events.iter().map(|e| e.node + 1).max().unwrap_or(0));
     if nodes > system_nodes {
         return Err(field(
@@ -1407,6 +1471,20 @@ fn resolve_trace(
                  accepted for a replay is a log with failures at two or more distinct times",
                 path.display(),
                 sys.events.len()
+            ),
+        ));
+    }
+    let span_s = sys.end_s - sys.start_s;
+    if span_s.is_nan() || span_s > MAX_JOB_DURATION_S {
+        // Replay times (offset + passes × period) would overflow: NaN wall times, and a
+        // warning that the job's nodes see no failure.
+        return Err(field(
+            "failures.trace.file",
+            format!(
+                "system {name} of {} spans {} s from its first to its last failure: accepted for a replay is a log \
+                 spanning at most {MAX_JOB_DURATION_S:e} s",
+                path.display(),
+                shown_number(sys.end_s - sys.start_s)
             ),
         ));
     }
@@ -1619,7 +1697,10 @@ pub(crate) struct SpanMap {
 impl SpanMap {
     pub(crate) fn new(text: &str, path: &Path) -> Result<SpanMap> {
         let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
-        let root = toml::de::DeTable::parse(text).map_err(|e| map.error_at(e.span(), e.message()))?;
+        let root = toml::de::DeTable::parse(text).map_err(|e| match map.duplicate_key(&e) {
+            Some(error) => error,
+            None => map.error_at(e.span(), e.message()),
+        })?;
         map.walk_table(&mut vec![], root.get_ref());
         Ok(map)
     }
@@ -1645,6 +1726,47 @@ impl SpanMap {
             }
             _ => {}
         }
+    }
+
+    /// The error for a key or table given twice, naming it (the parser only says "duplicate
+    /// key"): the key as written, inside the table whose header comes before it.
+    fn duplicate_key(&self, e: &toml::de::Error) -> Option<Error> {
+        let span = e.span().filter(|s| e.message().trim() == "duplicate key" && s.end <= self.text.len())?;
+        let written = self.text.get(span.clone())?.trim();
+        if written.is_empty() {
+            return None;
+        }
+        let line_start = self.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        let line = &self.text[line_start..];
+        let in_header = line.trim_start().starts_with('[');
+        let in_inline_table = self.text[line_start..span.start].contains('{');
+        let header = || self.table_above(line_start);
+        let (key, message) = if in_header {
+            (
+                written.to_string(),
+                format!("the table [{written}] is given twice: accepted is one [{written}] holding all its keys"),
+            )
+        } else {
+            match header().filter(|_| !in_inline_table) {
+                Some(h) => (
+                    format!("{h}.{written}"),
+                    format!("`{written}` is given twice in [{h}]: accepted is each key once (remove one of them)"),
+                ),
+                None => (
+                    written.to_string(),
+                    format!("`{written}` is given twice: accepted is each key once (remove one of them)"),
+                ),
+            }
+        };
+        Some(Error::Scenario { origin: self.origin_at(Some(span)), key: Some(key), message })
+    }
+
+    /// The name of the table whose header is the last one before the line at `line_start`.
+    fn table_above(&self, line_start: usize) -> Option<String> {
+        self.text[..line_start].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|l| {
+            let l = l.split('#').next().unwrap_or(l).trim();
+            l.trim_start_matches('[').trim_end_matches(']').trim().to_string()
+        })
     }
 
     fn line_column(&self, offset: usize) -> (usize, usize) {

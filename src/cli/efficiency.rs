@@ -97,7 +97,10 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     create_out_dir(&args.out)?;
-    no_folder_at(studies.iter().flat_map(|sc| ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name)))))?;
+    no_folder_at(studies.iter().flat_map(|sc| {
+        let plot = if args.plot { Some(args.out.join(format!("{}-efficiency.svg", sc.name))) } else { None };
+        ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name))).into_iter().chain(plot)
+    }))?;
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);
