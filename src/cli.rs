@@ -75,6 +75,18 @@ impl From<ExposureArg> for Exposure {
     }
 }
 
+/// A value parser for a numeric flag whose error names what is accepted (clap's said
+/// "invalid digit found in string"); with `allow_negative_numbers`, `--reps -1` reaches it
+/// (it was "unexpected argument '-1' found", with a tip to pass it after `--`, as a file).
+pub(crate) fn number_arg<T: std::str::FromStr + Clone + Send + Sync + 'static>(
+    accepted: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |text: &str| text.trim().parse::<T>().map_err(|_| format!("accepted is {accepted}"))
+}
+
+/// What `--threads` accepts.
+pub(crate) const THREADS_ACCEPTED: &str = "an integer from 1 to 1024";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -149,10 +161,10 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub quick: bool,
     /// Master seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: u64,
     /// Worker threads, 1 to 1024 (default: all cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
 }
 
@@ -163,13 +175,13 @@ pub struct OptimizeArgs {
     pub scenario: PathBuf,
     /// Replications behind every candidate interval (default: the larger of the scenario's
     /// and 10,000).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
     /// Master seed (overrides the scenario's run.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
     /// Override a scenario key (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -190,16 +202,16 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
     /// Fixed number of replications per point (overrides the scenario's run.replications or run.precision).
-    #[arg(long, conflicts_with = "precision")]
+    #[arg(long, conflicts_with = "precision", allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
     /// Run until every point's 95% CI half-width of the overhead is at most this.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<f64>("a finite number > 0"))]
     pub precision: Option<f64>,
     /// Master seed (overrides the scenario's run.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
     /// Override a scenario key, for example --set job.checkpoint="300 s" (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -216,13 +228,19 @@ pub struct RunArgs {
     pub plot: bool,
     /// Run only replications I, I+N, I+2N, … and write a partial summary
     /// `OUT/<name>.shard-I-of-N.json` for `ckptsim merge` (cluster job arrays).
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Continue from the progress saved in `OUT/<name>.partial.json` (or the shard's file).
     #[arg(long)]
     pub resume: bool,
     /// Save progress atomically at most this often (s), and on SIGINT/SIGTERM.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 60.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true,
+        value_parser = number_arg::<f64>("a number of seconds > 0")
+    )]
     pub save_every: f64,
 }
 
@@ -651,7 +669,7 @@ pub const MAX_THREADS: usize = 1024;
 
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     if let Some(n) = threads.filter(|&n| n == 0 || n > MAX_THREADS) {
-        return Err(usage(format!("--threads {n}: accepted is an integer from 1 to {MAX_THREADS}")));
+        return Err(usage(format!("--threads {n}: accepted is {THREADS_ACCEPTED}")));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {

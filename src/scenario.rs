@@ -877,6 +877,19 @@ pub(crate) fn plain(message: &str) -> String {
     ] {
         text = text.replace(rust, user);
     }
+    // `--set policy.factor=1e400` (or `NaN`, `.5`): TOML did not read the value as a number,
+    // so it stayed text; say why.
+    if let Some(value) =
+        text.strip_prefix("invalid type: string \"").and_then(|r| r.strip_suffix("\", expected a number"))
+        && let Ok(x) = value.trim().parse::<f64>()
+    {
+        let why = if x.is_infinite() && !value.to_ascii_lowercase().contains("inf") {
+            "it is beyond the range of numbers (about ±1.8e308)".to_string()
+        } else {
+            "TOML writes numbers as 0.5, 5.0, 1e3, inf and nan (lower case)".to_string()
+        };
+        text = format!("`{}` is not read as a number: {why}", shorten(value));
+    }
     const STRUCT: &str = "expected struct ";
     while let Some(at) = text.find(STRUCT) {
         let name_end = text[at + STRUCT.len()..]
@@ -1697,10 +1710,7 @@ pub(crate) struct SpanMap {
 impl SpanMap {
     pub(crate) fn new(text: &str, path: &Path) -> Result<SpanMap> {
         let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
-        let root = toml::de::DeTable::parse(text).map_err(|e| match map.duplicate_key(&e) {
-            Some(error) => error,
-            None => map.error_at(e.span(), e.message()),
-        })?;
+        let root = toml::de::DeTable::parse(text).map_err(|e| map.syntax_error(&e))?;
         map.walk_table(&mut vec![], root.get_ref());
         Ok(map)
     }
@@ -1759,6 +1769,36 @@ impl SpanMap {
             }
         };
         Some(Error::Scenario { origin: self.origin_at(Some(span)), key: Some(key), message })
+    }
+
+    /// A syntax error of the file, naming the key of its line where there is one (the parser
+    /// names none: `f.toml:16:10: invalid float, expected `nan``).
+    fn syntax_error(&self, e: &toml::de::Error) -> Error {
+        if let Some(error) = self.duplicate_key(e) {
+            return error;
+        }
+        let mut error = self.error_at(e.span(), e.message());
+        if let (Error::Scenario { key: key @ None, .. }, Some(span)) = (&mut error, e.span()) {
+            *key = self.key_on_line(span.start);
+        }
+        error
+    }
+
+    /// The dotted key of the `key = value` line that holds `offset`, when `offset` lies in
+    /// its value: the key as written, inside the table whose header comes before it.
+    fn key_on_line(&self, offset: usize) -> Option<String> {
+        let before = self.text.get(..offset)?;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let (key, _) = before[line_start..].split_once('=')?;
+        let key = key.trim();
+        let plain = !key.is_empty() && !key.starts_with(['[', '#']) && !key.contains(['{', ',', '=']);
+        if !plain {
+            return None;
+        }
+        Some(match self.table_above(line_start) {
+            Some(table) => format!("{table}.{key}"),
+            None => key.to_string(),
+        })
     }
 
     /// The name of the table whose header is the last one before the line at `line_start`.

@@ -890,3 +890,35 @@ fn formulas_durations_beyond_the_closed_forms() {
         assert!(stderr.contains(&format!("{flag} {value}")) && stderr.contains(range), "{args:?}: {stderr}");
     }
 }
+
+/// A syntax error names the key of its line (the parser named none), and a `--set` number
+/// that TOML does not read as one says why (it said `invalid type: string "1e400"`).
+#[test]
+fn syntax_errors_and_unread_numbers_name_the_key() {
+    rejects(&with("factor = 1.0", "factor = NaN"), &[], &["bad.toml:16:10", "key `policy.factor`", "expected `nan`"]);
+    rejects(&with(r#"work = "2e5 s""#, r#"work = "2e5 s"#), &[], &["bad.toml:6:14", "key `job.work`"]);
+    rejects(GOOD, &["--set", "policy.factor=1e400"], &["policy.factor", "`1e400` is not read as a number", "range"]);
+    rejects(GOOD, &["--set", "policy.factor=.5"], &["policy.factor", "`.5` is not read as a number", "0.5"]);
+}
+
+/// Negative and non-integer values of numeric flags are refused saying what is accepted; they
+/// were "unexpected argument '-1' found", with a tip to pass them after `--` (as a file name).
+#[test]
+fn negative_numbers_for_numeric_flags() {
+    for (flag, value, accepted) in [
+        ("--reps", "-1", "an integer ≥ 2"),
+        ("--reps", "1e3", "an integer ≥ 2"),
+        ("--seed", "-1", "an integer from 0 to 2⁶⁴ − 1"),
+        ("--threads", "-2", "an integer from 1 to 1024"),
+        ("--precision", "-1", "a finite number > 0"),
+        ("--save-every", "-1", "> 0"),
+        ("--shard", "-1/2", "0 ≤ I < N"),
+    ] {
+        rejects(GOOD, &[flag, value], &[flag, value, accepted]);
+    }
+    for args in [&["optimize", "scenarios/young-daly.toml", "--seed", "-1"][..], &["validate", "--threads", "-1"]] {
+        let (code, stderr, _) = outcome(args, false);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("accepted is an integer") && !stderr.contains("unexpected argument"), "{stderr}");
+    }
+}
