@@ -627,15 +627,27 @@ fn resume_from(
 ) -> anyhow::Result<runner::Progress> {
     let p = partial::read(path)?;
     let hash = partial::scenario_hash(&sc.text, &sc.sets);
-    if p.hash != hash
-        || p.seed != seed
-        || p.replications != total
-        || p.shard != shard
-        || p.version != env!("CARGO_PKG_VERSION")
-    {
+    let differ: Vec<String> = [
+        (p.hash != hash).then(|| "the scenario text or --set arguments".to_string()),
+        (p.seed != seed).then(|| format!("seed {} (this run: {seed})", p.seed)),
+        (p.replications != total).then(|| format!("replications {} (this run: {total})", p.replications)),
+        (p.shard != shard).then(|| {
+            let show = |s: runner::Shard| {
+                if s == runner::Shard::WHOLE { "none".into() } else { format!("{}/{}", s.index, s.count) }
+            };
+            format!("shard {} (this run: {})", show(p.shard), show(shard))
+        }),
+        (p.version != env!("CARGO_PKG_VERSION"))
+            .then(|| format!("version {} (this build: {})", p.version, env!("CARGO_PKG_VERSION"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !differ.is_empty() {
         return Err(usage(format!(
-            "{}: saved progress of another run (scenario, --set, seed, replications, shard or version differ): remove it or run without --resume",
-            path.display()
+            "{}: saved progress of another run (it differs in {}): remove it or run without --resume",
+            path.display(),
+            differ.join(", ")
         )));
     }
     Ok(p.progress)

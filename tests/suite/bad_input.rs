@@ -922,3 +922,24 @@ fn negative_numbers_for_numeric_flags() {
         assert!(stderr.contains("accepted is an integer") && !stderr.contains("unexpected argument"), "{stderr}");
     }
 }
+
+/// `--resume` from the progress of another run says what differs (it listed everything that
+/// might).
+#[test]
+fn resume_says_what_differs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, GOOD).unwrap();
+    let out = tmp.path().join("out");
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    assert!(ckptsim(&["run", f, "--reps", "20", "--shard", "0/2", "--out", o]).status.success());
+    let r = ckptsim(&["run", f, "--reps", "30", "--shard", "0/2", "--seed", "4", "--resume", "--out", o]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it differs in seed 1 (this run: 4), replications 20 (this run: 30))"), "{stderr}");
+    fs::rename(out.join("bad.shard-0-of-2.json"), out.join("bad.partial.json")).unwrap();
+    let r = ckptsim(&["run", f, "--reps", "20", "--resume", "--out", o]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it differs in shard 0/2 (this run: none)"), "{stderr}");
+}
