@@ -1419,3 +1419,25 @@ fn edited_and_moved_partials() {
     assert!(message.starts_with(&format!("{}: the scenario it holds", target.display())), "{message}");
     assert!(message.contains("no-such-log.csv"), "{message}");
 }
+
+/// Compressed and binary files given as a schedule or a failure log: they failed at line 1
+/// with "not UTF-8 text" (schedules) or showed their bytes as the header (logs).
+#[test]
+fn compressed_or_binary_schedules_and_logs() {
+    let gzip: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03";
+    let xz: Vec<u8> = [&trace::XZ_MAGIC[..], b"\x00\x04\xe6\xd6\xb4\x46"].concat();
+    for (bytes, kind) in [(gzip, "gzip"), (&xz[..], "xz")] {
+        let e = schedule::parse_schedule(bytes, Path::new("jobs.csv")).expect_err("compressed");
+        let message = e.to_string();
+        assert!(
+            message.starts_with("jobs.csv: the file is ") && message.contains(&format!("{kind}-compressed")),
+            "{message}"
+        );
+    }
+    let e = trace::parse_log(gzip, Path::new("log.csv.gz"), Malformed::Fatal).expect_err("compressed");
+    assert!(e.to_string().contains("log.csv.gz: the file is gzip-compressed"), "{e}");
+    let e =
+        trace::parse_log(b"\xfd\x37\x7a\x01,\xff\n1,2\n", Path::new("log.bin"), Malformed::Fatal).expect_err("binary");
+    assert!(e.to_string().contains("log.bin:1: the header line is not UTF-8 text"), "{e}");
+    assert_eq!(e.exit_code(), 2);
+}
