@@ -688,7 +688,10 @@ impl Sweep {
             set_keys.push((key, origin));
         }
         let mut axes = vec![];
-        let mut values_of = vec![];
+        let mut values_of: Vec<Vec<toml::Value>> = vec![];
+        // The points are resolved one by one before any run: a product of three axes of 1000
+        // values each (10⁹ points) ran for ever, its memory growing.
+        let mut points = 1usize;
         if let Some(sweep) = sweep {
             let toml::Value::Table(sweep) = sweep else {
                 return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
@@ -711,7 +714,12 @@ impl Sweep {
                 }
                 sweepable(&key).map_err(|m| spans.key_error(&at, &key, m))?;
                 // Each value as read (`"2 min"` and `"120 s"`, `1` and `1.0` read the same).
-                let mut read: Vec<String> = vec![];
+                let mut read: HashMap<String, usize> = HashMap::new();
+                let mut written: HashMap<String, usize> = HashMap::new();
+                match points.checked_mul(values.len()).filter(|n| *n <= MAX_SWEEP_POINTS) {
+                    Some(n) => points = n,
+                    None => return Err(too_many_points(spans, &values_of, values.len())),
+                }
                 for (i, v) in values.iter().enumerate() {
                     let element = [at[0], at[1], &i.to_string()];
                     if v.is_table() {
@@ -726,7 +734,12 @@ impl Sweep {
                             ),
                         ));
                     }
-                    if let Some(j) = values[..i].iter().position(|w| w == v) {
+                    // By a canonical text, not a scan of the earlier values: an axis may be long.
+                    let canonical = match v {
+                        toml::Value::Float(f) => format!("float {:?}", f + 0.0),
+                        other => other.to_string(),
+                    };
+                    if let Some(&j) = written.get(&canonical) {
                         return Err(spans.key_error(
                             &element,
                             &key,
@@ -743,7 +756,7 @@ impl Sweep {
                     set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
                     let this =
                         format!("{:?}", deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?);
-                    if let Some(j) = read.iter().position(|r| *r == this) {
+                    if let Some(&j) = read.get(&this) {
                         return Err(spans.key_error(
                             &element,
                             &key,
@@ -757,7 +770,8 @@ impl Sweep {
                             ),
                         ));
                     }
-                    read.push(this);
+                    read.insert(this, i);
+                    written.insert(canonical, i);
                 }
                 axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
                 values_of.push(values);
@@ -807,6 +821,24 @@ impl Sweep {
         }
         spans.origin(&key.split('.').collect::<Vec<_>>())
     }
+}
+
+/// The error for a sweep whose axes so far (`axes`) and the next one, of `next` values, make
+/// more than [`MAX_SWEEP_POINTS`] points.
+fn too_many_points(spans: &SpanMap, axes: &[Vec<toml::Value>], next: usize) -> Error {
+    let sizes: Vec<usize> = axes.iter().map(Vec::len).chain([next]).collect();
+    let total = sizes.iter().map(|&n| n as f64).product::<f64>();
+    let shown: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    spans.key_error(
+        &["sweep"],
+        "sweep",
+        &format!(
+            "the sweep has {} = {} points or more: accepted is at most {MAX_SWEEP_POINTS} points (the product of \
+             the axes' lengths); split the study over several scenarios",
+            shown.join(" × "),
+            shown_number(total)
+        ),
+    )
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
@@ -1170,6 +1202,11 @@ pub const MAX_PER_NODE_SAMPLER_NODES: u64 = 10_000_000;
 
 /// The most nodes a `[topology]` may hold: 2⁵³, below which node counts are exact as f64.
 pub const MAX_PLATFORM_NODES: u64 = 1 << 53;
+
+/// The most points a `[sweep]` may have (the product of its axes' lengths): every point is
+/// resolved before the study runs, and keeps its summaries while it runs (a run's summaries
+/// take about 0.5 MB a point, mostly the wall-time histogram: 10,000 points about 5 GB).
+pub const MAX_SWEEP_POINTS: usize = 10_000;
 
 /// The most chunks (checkpoint intervals) a job's work may be cut into. Chunk counts are
 /// integers in the engine and the closed forms; far below 2⁵³ they stay exact, and no real

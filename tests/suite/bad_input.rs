@@ -943,3 +943,30 @@ fn resume_says_what_differs() {
     assert_eq!(r.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("it differs in shard 0/2 (this run: none)"), "{stderr}");
 }
+
+/// A sweep of more points than a study can hold is refused at once: three axes of 1000 values
+/// (10⁹ points) ran for ever, their memory growing; the repeat checks no longer scan an axis
+/// for every value.
+#[test]
+fn a_sweep_of_too_many_points() {
+    let started = std::time::Instant::now();
+    let axis = |key: &str, unit: &str| {
+        let values: Vec<String> = (1..=1000).map(|i| format!("\"{i} {unit}\"")).collect();
+        format!("\"{key}\" = [{}]\n", values.join(", "))
+    };
+    let text = format!(
+        "{GOOD}\n[sweep]\n{}{}{}",
+        axis("job.checkpoint", "s"),
+        axis("job.restart", "s"),
+        axis("job.downtime", "s")
+    );
+    rejects(
+        &text,
+        &[],
+        &["bad.toml:18:1", "key `sweep`", "1000 × 1000 = 1000000 points or more", "at most 10000 points"],
+    );
+    let long: Vec<String> = (0..10_001).map(|i| format!("{}", 1.0 + i as f64 / 1e6)).collect();
+    let text = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [{}]\n", long.join(", "));
+    rejects(&text, &[], &["bad.toml:18:1", "the sweep has 10001 = 10001 points"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "refused at once");
+}
