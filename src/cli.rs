@@ -77,6 +77,18 @@ impl From<ExposureArg> for Exposure {
     }
 }
 
+/// A value parser for a numeric flag whose error names what is accepted (clap's said
+/// "invalid digit found in string"); with `allow_negative_numbers`, `--reps -1` reaches it
+/// (it was "unexpected argument '-1' found", with a tip to pass it after `--`, as a file).
+pub(crate) fn number_arg<T: std::str::FromStr + Clone + Send + Sync + 'static>(
+    accepted: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |text: &str| text.trim().parse::<T>().map_err(|_| format!("accepted is {accepted}"))
+}
+
+/// What `--threads` accepts.
+pub(crate) const THREADS_ACCEPTED: &str = "an integer from 1 to 1024";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -151,10 +163,10 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub quick: bool,
     /// Master seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: u64,
     /// Worker threads, 1 to 1024 (default: all cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
 }
 
@@ -165,13 +177,13 @@ pub struct OptimizeArgs {
     pub scenario: PathBuf,
     /// Replications behind every candidate interval (default: the larger of the scenario's
     /// and 10,000).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
     /// Master seed (overrides the scenario's run.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
     /// Override a scenario key (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -194,16 +206,16 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
     /// Fixed number of replications per point (overrides the scenario's run.replications or run.precision).
-    #[arg(long, conflicts_with = "precision")]
+    #[arg(long, conflicts_with = "precision", allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
     /// Run until every point's 95% CI half-width of the overhead is at most this.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<f64>("a finite number > 0"))]
     pub precision: Option<f64>,
     /// Master seed (overrides the scenario's run.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
     /// Override a scenario key, for example --set job.checkpoint="300 s" (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -220,13 +232,19 @@ pub struct RunArgs {
     pub plot: bool,
     /// Run only replications I, I+N, I+2N, … and write a partial summary
     /// `OUT/<name>.shard-I-of-N.json` for `ckptsim merge` (cluster job arrays).
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Continue from the progress saved in `OUT/<name>.partial.json` (or the shard's file).
     #[arg(long)]
     pub resume: bool,
     /// Save progress atomically at most this often (s), and on SIGINT/SIGTERM.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 60.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true,
+        value_parser = number_arg::<f64>("a number of seconds > 0")
+    )]
     pub save_every: f64,
 }
 
@@ -438,12 +456,18 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         ));
     }
     create_out_dir(&args.out)?;
-    if sharded.is_none() {
-        no_folder_at(scenarios.iter().flat_map(|sc| {
-            let (csv, json) = report::output_paths(&args.out, sc);
-            [csv, json]
-        }))?;
-    }
+    no_folder_at(scenarios.iter().zip(&stops).flat_map(|(sc, stop)| {
+        // A shard writes its partial file only; a whole run its results and, while it runs
+        // a fixed count, its saved progress.
+        let mut paths = vec![];
+        if matches!(stop, Stop::Replications(_)) {
+            paths.push(args.out.join(partial::file_name(sc, sharded)));
+        }
+        if sharded.is_none() {
+            paths.extend(result_paths(&args.out, sc, args.plot));
+        }
+        paths
+    }))?;
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {
@@ -452,7 +476,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         }
     }
     let mut stdout = std::io::stdout().lock();
-    for (i, (sc, stop)) in scenarios.iter().zip(stops).enumerate() {
+    for (i, (sc, &stop)) in scenarios.iter().zip(&stops).enumerate() {
         let seed = args.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -553,6 +577,17 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The files a run's results may go to in `out`: its CSV and JSON, and with `plot` its SVG
+/// plots (`-overhead.svg`, written when the sweep varies the interval, and `-wall.svg`).
+fn result_paths(out: &std::path::Path, sc: &scenario::Scenario, plot: bool) -> Vec<PathBuf> {
+    let (csv, json) = report::output_paths(out, sc);
+    let mut paths = vec![csv, json];
+    if plot {
+        paths.extend(["overhead", "wall"].map(|suffix| out.join(format!("{}-{suffix}.svg", sc.name))));
+    }
+    paths
+}
+
 /// Writes a run's CSV, JSON (and plots) to `out` and shows it on stdout.
 fn write_outputs(
     stdout: &mut impl Write,
@@ -596,15 +631,27 @@ fn resume_from(
 ) -> anyhow::Result<runner::Progress> {
     let p = partial::read(path)?;
     let hash = partial::scenario_hash(&sc.text, &sc.sets);
-    if p.hash != hash
-        || p.seed != seed
-        || p.replications != total
-        || p.shard != shard
-        || p.version != env!("CARGO_PKG_VERSION")
-    {
+    let differ: Vec<String> = [
+        (p.hash != hash).then(|| "the scenario text or --set arguments".to_string()),
+        (p.seed != seed).then(|| format!("seed {} (this run: {seed})", p.seed)),
+        (p.replications != total).then(|| format!("replications {} (this run: {total})", p.replications)),
+        (p.shard != shard).then(|| {
+            let show = |s: runner::Shard| {
+                if s == runner::Shard::WHOLE { "none".into() } else { format!("{}/{}", s.index, s.count) }
+            };
+            format!("shard {} (this run: {})", show(p.shard), show(shard))
+        }),
+        (p.version != env!("CARGO_PKG_VERSION"))
+            .then(|| format!("version {} (this build: {})", p.version, env!("CARGO_PKG_VERSION"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !differ.is_empty() {
         return Err(usage(format!(
-            "{}: saved progress of another run (scenario, --set, seed, replications, shard or version differ): remove it or run without --resume",
-            path.display()
+            "{}: saved progress of another run (it differs in {}): remove it or run without --resume",
+            path.display(),
+            differ.join(", ")
         )));
     }
     Ok(p.progress)
@@ -624,6 +671,7 @@ fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
     let (sc, result) = partial::merge(&partials)?;
     create_out_dir(&args.out)?;
+    no_folder_at(result_paths(&args.out, &sc, args.plot))?;
     let mut stdout = std::io::stdout().lock();
     write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
 }
@@ -637,7 +685,7 @@ pub const MAX_THREADS: usize = 1024;
 
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     if let Some(n) = threads.filter(|&n| n == 0 || n > MAX_THREADS) {
-        return Err(usage(format!("--threads {n}: accepted is an integer from 1 to {MAX_THREADS}")));
+        return Err(usage(format!("--threads {n}: accepted is {THREADS_ACCEPTED}")));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
@@ -759,7 +807,11 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         eprintln!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
     }
     let mut systems: Vec<&trace::SystemLog> = match &args.system {
-        Some(name) => vec![log.system(name)?],
+        Some(name) => vec![log.system(name).map_err(|e| Error::Scenario {
+            origin: crate::error::Origin::File { path: args.log.clone(), line: None, column: None },
+            key: None,
+            message: e.to_string(),
+        })?],
         None => log.systems.values().collect(),
     };
     // LANL systems are numbers: 2 before 10.
@@ -776,8 +828,10 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         .file_name()
         .map(|f| f.to_string_lossy().split('.').next().unwrap_or("log").to_string())
         .unwrap_or_default();
+    let csv_path = args.out.join(format!("{stem}-stats.csv"));
+    no_folder_at([csv_path.clone()])?;
     let csv = trace::stats_csv(&stats);
-    report::write_atomic(&args.out.join(format!("{stem}-stats.csv")), csv.as_bytes())?;
+    report::write_atomic(&csv_path, csv.as_bytes())?;
     let shown = match args.format {
         Format::Csv => csv,
         _ => trace::stats_table(&stats),
@@ -820,21 +874,48 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
     Ok(rate_per_s)
 }
 
+/// A duration flag of `formulas` in seconds: ≥ 0 (or > 0), and at most
+/// [`scenario::MAX_JOB_DURATION_S`] as a scenario's durations, beyond which the closed forms
+/// overflow (an MTBF of 1e300 y gave Young's interval as ∞ and the overhead as inf).
 fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Result<f64> {
     let v = parse_duration_s(text).map_err(|e| usage(format!("--{flag}: {e}")))?;
     let ok = if strictly_positive { v > 0.0 } else { v >= 0.0 };
-    if !ok {
+    if !ok || v > scenario::MAX_JOB_DURATION_S {
         let range = if strictly_positive { "> 0" } else { "≥ 0" };
-        return Err(usage(format!("--{flag} {text}: accepted is a duration {range}")));
+        return Err(usage(format!(
+            "--{flag} {text}: accepted is a duration {range}, at most {:e} s",
+            scenario::MAX_JOB_DURATION_S
+        )));
     }
-    Ok(v)
+    Ok(v + 0.0)
 }
 
 fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
     let checkpoint_s = duration_arg("checkpoint", &args.checkpoint, false)?;
     let mtbf_s = match (&args.mtbf, &args.rate) {
-        (Some(m), _) => duration_arg("mtbf", m, true)?,
-        (None, Some(r)) => 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?,
+        (Some(m), _) => {
+            let mtbf_s = duration_arg("mtbf", m, true)?;
+            // As for --rate and a scenario's MTBF: the rate 1/M must be finite (it is not at
+            // 1e-320 s), so M is at least the smallest normal number.
+            if mtbf_s < f64::MIN_POSITIVE {
+                return Err(usage(format!(
+                    "--mtbf {m}: accepted is a duration > 0 whose inverse (the failure rate) is finite: at least \
+                     2.2e-308 s (the smallest normal floating-point number)"
+                )));
+            }
+            mtbf_s
+        }
+        (None, Some(r)) => {
+            let mtbf_s = 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?;
+            if mtbf_s > scenario::MAX_JOB_DURATION_S {
+                return Err(usage(format!(
+                    "--rate {r}: accepted is a rate whose MTBF 1/λ is at most {:e} s (here {} s)",
+                    scenario::MAX_JOB_DURATION_S,
+                    scenario::shown_number(mtbf_s)
+                )));
+            }
+            mtbf_s
+        }
         (None, None) => unreachable!("clap requires --mtbf or --rate"),
     };
     let job = Job {

@@ -84,7 +84,9 @@ pub fn to_json(scenario: &Scenario, seed: u64, replications: u64, shard: Shard, 
         "version": env!("CARGO_PKG_VERSION"),
         "scenario": {
             "name": scenario.name,
-            "path": scenario.path.to_string_lossy(),
+            // Absolute, so that `merge` in another folder resolves the scenario's relative
+            // paths (a replayed log) as the run did.
+            "path": std::path::absolute(&scenario.path).unwrap_or_else(|_| scenario.path.clone()).to_string_lossy(),
             "text": scenario.text,
             "sets": scenario.sets,
             "hash": scenario_hash(&scenario.text, &scenario.sets),
@@ -138,24 +140,36 @@ pub fn read(path: &Path) -> Result<Partial> {
     };
     let (scenario_text, scenario_path, hash) =
         (s("text")?.to_string(), PathBuf::from(s("path")?), s("hash")?.to_string());
-    let sets: Vec<String> = sc
-        .get("sets")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
+    // Every `--set` is text; one that is not was edited in (it used to be dropped silently).
+    let sets: Vec<String> = match sc.get("sets") {
+        None => vec![],
+        Some(v) => v
+            .as_array()
+            .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| bad(path, "scenario.sets: accepted is a list of `--set` arguments (strings)"))?,
+    };
     if scenario_hash(&scenario_text, &sets) != hash {
         return Err(bad(path, "the scenario text does not match its hash: the file was altered"));
     }
-    let scenario = scenario::parse(&scenario_text, &scenario_path, &sets)?;
+    let scenario = scenario::parse(&scenario_text, &scenario_path, &sets).map_err(|e| match e {
+        // Name the partial file too: the error's own file is the scenario it holds.
+        Error::Scenario { .. } => {
+            bad(path, format!("the scenario it holds ({}) does not load here: {e}", scenario_path.display()))
+        }
+        other => other,
+    })?;
     let num = |k: &str| field(k).and_then(|x| x.as_u64().ok_or_else(|| bad(path, format!("`{k}` is not a count"))));
     let shard_v = field("shard")?;
     let shard = Shard {
-        index: shard_v.get("index").and_then(Value::as_u64).ok_or_else(|| bad(path, "bad shard.index"))?,
+        index: shard_v
+            .get("index")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad(path, "shard.index: accepted is an integer ≥ 0"))?,
         count: shard_v
             .get("count")
             .and_then(Value::as_u64)
             .filter(|c| *c >= 1)
-            .ok_or_else(|| bad(path, "bad shard.count"))?,
+            .ok_or_else(|| bad(path, "shard.count: accepted is an integer ≥ 1"))?,
     };
     let points = field("points")?.as_array().ok_or_else(|| bad(path, "`points` is not a list"))?;
     if points.len() != scenario.points.len() {
@@ -227,8 +241,17 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
         if p.replications != first.replications {
             return Err(differs("replications", first.replications.to_string(), p.replications.to_string()));
         }
-        if p.version != first.version || p.version != env!("CARGO_PKG_VERSION") {
-            return Err(differs("version", first.version.clone(), p.version.clone()));
+        if p.version != env!("CARGO_PKG_VERSION") {
+            // Checked against this build first: the first file itself may be of another version
+            // (it said "version 9.9.9 differs from 9.9.9 in" the same file).
+            return Err(bad(
+                &p.path,
+                format!(
+                    "written by ckptsim {}: this build ({}) merges partial summaries of its own version only",
+                    p.version,
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ));
         }
         if p.shard.count != first.shard.count {
             return Err(differs("shard count", first.shard.count.to_string(), p.shard.count.to_string()));

@@ -563,12 +563,35 @@ impl Scenario {
 
 /// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {
-        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
-        key: None,
-        message: format!("cannot read the scenario file: {e}"),
-    })?;
+    let text = read_text(path)?;
     parse(&text, path, sets)
+}
+
+/// Reads the scenario file at `path` as text; a file that is not UTF-8 is an error at the
+/// line and column of its first bad byte.
+pub(crate) fn read_text(path: &Path) -> Result<String> {
+    let at = |line, column, message: String| Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line, column },
+        key: None,
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = e.utf8_error().valid_up_to();
+        let before = std::str::from_utf8(&bytes[..good]).expect("valid up to here");
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        at(
+            Some(line),
+            Some(column),
+            format!(
+                "byte 0x{:02X} is not UTF-8 text: accepted is a TOML text file in UTF-8 (is this the scenario, or a \
+                 binary or compressed file?)",
+                bytes[good]
+            ),
+        )
+    })
 }
 
 /// Validates the scenario `text` (as read from `path`), then applies `sets` in order.
@@ -644,7 +667,7 @@ pub(crate) struct Sweep {
 impl Sweep {
     /// Applies `sets` to `table` and checks `[sweep]`: every key must pass `sweepable`
     /// (else its message is the error) and every value must deserialise with `deserialize`.
-    pub(crate) fn new<R>(
+    pub(crate) fn new<R: std::fmt::Debug>(
         mut table: toml::Table,
         spans: &SpanMap,
         sets: &[String],
@@ -665,7 +688,10 @@ impl Sweep {
             set_keys.push((key, origin));
         }
         let mut axes = vec![];
-        let mut values_of = vec![];
+        let mut values_of: Vec<Vec<toml::Value>> = vec![];
+        // The points are resolved one by one before any run: a product of three axes of 1000
+        // values each (10⁹ points) ran for ever, its memory growing.
+        let mut points = 1usize;
         if let Some(sweep) = sweep {
             let toml::Value::Table(sweep) = sweep else {
                 return Err(spans.key_error(&["sweep"], "sweep", "must be a table of KEY = [values]"));
@@ -687,6 +713,13 @@ impl Sweep {
                     return Err(spans.key_error(&at, &key, "a sweep entry needs at least one value"));
                 }
                 sweepable(&key).map_err(|m| spans.key_error(&at, &key, m))?;
+                // Each value as read (`"2 min"` and `"120 s"`, `1` and `1.0` read the same).
+                let mut read: HashMap<String, usize> = HashMap::new();
+                let mut written: HashMap<String, usize> = HashMap::new();
+                match points.checked_mul(values.len()).filter(|n| *n <= MAX_SWEEP_POINTS) {
+                    Some(n) => points = n,
+                    None => return Err(too_many_points(spans, &values_of, values.len())),
+                }
                 for (i, v) in values.iter().enumerate() {
                     let element = [at[0], at[1], &i.to_string()];
                     if v.is_table() {
@@ -701,7 +734,12 @@ impl Sweep {
                             ),
                         ));
                     }
-                    if let Some(j) = values[..i].iter().position(|w| w == v) {
+                    // By a canonical text, not a scan of the earlier values: an axis may be long.
+                    let canonical = match v {
+                        toml::Value::Float(f) => format!("float {:?}", f + 0.0),
+                        other => other.to_string(),
+                    };
+                    if let Some(&j) = written.get(&canonical) {
                         return Err(spans.key_error(
                             &element,
                             &key,
@@ -716,7 +754,24 @@ impl Sweep {
                     }
                     let mut t = table.clone();
                     set_path(&mut t, &key, v.clone()).map_err(|m| spans.key_error(&element, &key, &m))?;
-                    deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?;
+                    let this =
+                        format!("{:?}", deserialize(&t).map_err(|e| spans.key_error(&element, &key, e.message()))?);
+                    if let Some(&j) = read.get(&this) {
+                        return Err(spans.key_error(
+                            &element,
+                            &key,
+                            &format!(
+                                "value #{} ({}) is the same as value #{} ({}): accepted are distinct values (a \
+                                 repeat gives the same point twice)",
+                                i + 1,
+                                display_value(v),
+                                j + 1,
+                                display_value(&values[j])
+                            ),
+                        ));
+                    }
+                    read.insert(this, i);
+                    written.insert(canonical, i);
                 }
                 axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
                 values_of.push(values);
@@ -766,6 +821,24 @@ impl Sweep {
         }
         spans.origin(&key.split('.').collect::<Vec<_>>())
     }
+}
+
+/// The error for a sweep whose axes so far (`axes`) and the next one, of `next` values, make
+/// more than [`MAX_SWEEP_POINTS`] points.
+fn too_many_points(spans: &SpanMap, axes: &[Vec<toml::Value>], next: usize) -> Error {
+    let sizes: Vec<usize> = axes.iter().map(Vec::len).chain([next]).collect();
+    let total = sizes.iter().map(|&n| n as f64).product::<f64>();
+    let shown: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    spans.key_error(
+        &["sweep"],
+        "sweep",
+        &format!(
+            "the sweep has {} = {} points or more: accepted is at most {MAX_SWEEP_POINTS} points (the product of \
+             the axes' lengths); split the study over several scenarios",
+            shown.join(" × "),
+            shown_number(total)
+        ),
+    )
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
@@ -835,6 +908,19 @@ pub(crate) fn plain(message: &str) -> String {
         ("expected usize", "expected an integer ≥ 0"),
     ] {
         text = text.replace(rust, user);
+    }
+    // `--set policy.factor=1e400` (or `NaN`, `.5`): TOML did not read the value as a number,
+    // so it stayed text; say why.
+    if let Some(value) =
+        text.strip_prefix("invalid type: string \"").and_then(|r| r.strip_suffix("\", expected a number"))
+        && let Ok(x) = value.trim().parse::<f64>()
+    {
+        let why = if x.is_infinite() && !value.to_ascii_lowercase().contains("inf") {
+            "it is beyond the range of numbers (about ±1.8e308)".to_string()
+        } else {
+            "TOML writes numbers as 0.5, 5.0, 1e3, inf and nan (lower case)".to_string()
+        };
+        text = format!("`{}` is not read as a number: {why}", shorten(value));
     }
     const STRUCT: &str = "expected struct ";
     while let Some(at) = text.find(STRUCT) {
@@ -992,7 +1078,30 @@ fn resolve_point(
         Some(t) => resolve_trace(&raw.failures, t, nodes, raw.job.placement, context)?,
         None => resolve_failures(&raw.failures, nodes)?,
     };
+    let base_mtbf_s = base.mtbf_s();
     let failures = resolve_correlated(raw, base, nodes)?;
+    let mtbf_s = failures.mtbf_s();
+    if mtbf_s.is_nan() || mtbf_s < f64::MIN_POSITIVE {
+        // 0 or subnormal: the job's failure rate overflowed (a mean of 1e-320 s), and the
+        // interval rules gave 0 s, blamed on the interval.
+        let key = if base_mtbf_s >= f64::MIN_POSITIVE {
+            "failures"
+        } else if raw.failures.node_mtbf.is_some() {
+            "failures.node_mtbf"
+        } else if raw.failures.class.is_some() {
+            "failures.class"
+        } else {
+            "failures.mtbf"
+        };
+        return Err(field(
+            key,
+            format!(
+                "the job's MTBF comes to {} s here, too small to simulate (its failure rate overflows): accepted is a \
+                 job MTBF ≥ 2.2e-308 s (the smallest normal floating-point number)",
+                shown_number(mtbf_s),
+            ),
+        ));
+    }
     let rule = raw.policy.interval.unwrap_or(IntervalRule::Young);
     let factor = raw.policy.factor.unwrap_or(1.0);
     if !(factor > 0.0 && factor.is_finite()) {
@@ -1001,7 +1110,7 @@ fn resolve_point(
             format!("{} is out of range: accepted is a finite number > 0", shown_number(factor)),
         ));
     }
-    let base_s = interval_of(rule, &job, failures.mtbf_s())?;
+    let base_s = interval_of(rule, &job, mtbf_s)?;
     let interval_s = base_s * factor;
     if interval_s <= 0.0 || interval_s.is_nan() {
         return Err(field(
@@ -1093,6 +1202,11 @@ pub const MAX_PER_NODE_SAMPLER_NODES: u64 = 10_000_000;
 
 /// The most nodes a `[topology]` may hold: 2⁵³, below which node counts are exact as f64.
 pub const MAX_PLATFORM_NODES: u64 = 1 << 53;
+
+/// The most points a `[sweep]` may have (the product of its axes' lengths): every point is
+/// resolved before the study runs, and keeps its summaries while it runs (a run's summaries
+/// take about 0.5 MB a point, mostly the wall-time histogram: 10,000 points about 5 GB).
+pub const MAX_SWEEP_POINTS: usize = 10_000;
 
 /// The most chunks (checkpoint intervals) a job's work may be cut into. Chunk counts are
 /// integers in the engine and the closed forms; far below 2⁵³ they stay exact, and no real
@@ -1378,7 +1492,7 @@ fn resolve_trace(
         Some(toml::Value::Integer(i)) => i.to_string(),
         Some(other) => return Err(field("failures.trace.system", format!("{other} is not a system name or number"))),
     };
-    let sys = log.system(&name).map_err(|e| field("failures.trace.system", e.to_string()))?;
+    let sys = log.system(&name).map_err(|e| field("failures.trace.system", format!("{}: {e}", path.display())))?;
     let system_nodes = sys.nodes.unwrap_or_else(|| sys.events.iter().map(|e| e.node + 1).max().unwrap_or(0));
     if nodes > system_nodes {
         return Err(field(
@@ -1407,6 +1521,20 @@ fn resolve_trace(
                  accepted for a replay is a log with failures at two or more distinct times",
                 path.display(),
                 sys.events.len()
+            ),
+        ));
+    }
+    let span_s = sys.end_s - sys.start_s;
+    if span_s.is_nan() || span_s > MAX_JOB_DURATION_S {
+        // Replay times (offset + passes × period) would overflow: NaN wall times, and a
+        // warning that the job's nodes see no failure.
+        return Err(field(
+            "failures.trace.file",
+            format!(
+                "system {name} of {} spans {} s from its first to its last failure: accepted for a replay is a log \
+                 spanning at most {MAX_JOB_DURATION_S:e} s",
+                path.display(),
+                shown_number(sys.end_s - sys.start_s)
             ),
         ));
     }
@@ -1619,7 +1747,7 @@ pub(crate) struct SpanMap {
 impl SpanMap {
     pub(crate) fn new(text: &str, path: &Path) -> Result<SpanMap> {
         let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
-        let root = toml::de::DeTable::parse(text).map_err(|e| map.error_at(e.span(), e.message()))?;
+        let root = toml::de::DeTable::parse(text).map_err(|e| map.syntax_error(&e))?;
         map.walk_table(&mut vec![], root.get_ref());
         Ok(map)
     }
@@ -1645,6 +1773,77 @@ impl SpanMap {
             }
             _ => {}
         }
+    }
+
+    /// The error for a key or table given twice, naming it (the parser only says "duplicate
+    /// key"): the key as written, inside the table whose header comes before it.
+    fn duplicate_key(&self, e: &toml::de::Error) -> Option<Error> {
+        let span = e.span().filter(|s| e.message().trim() == "duplicate key" && s.end <= self.text.len())?;
+        let written = self.text.get(span.clone())?.trim();
+        if written.is_empty() {
+            return None;
+        }
+        let line_start = self.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        let line = &self.text[line_start..];
+        let in_header = line.trim_start().starts_with('[');
+        let in_inline_table = self.text[line_start..span.start].contains('{');
+        let header = || self.table_above(line_start);
+        let (key, message) = if in_header {
+            (
+                written.to_string(),
+                format!("the table [{written}] is given twice: accepted is one [{written}] holding all its keys"),
+            )
+        } else {
+            match header().filter(|_| !in_inline_table) {
+                Some(h) => (
+                    format!("{h}.{written}"),
+                    format!("`{written}` is given twice in [{h}]: accepted is each key once (remove one of them)"),
+                ),
+                None => (
+                    written.to_string(),
+                    format!("`{written}` is given twice: accepted is each key once (remove one of them)"),
+                ),
+            }
+        };
+        Some(Error::Scenario { origin: self.origin_at(Some(span)), key: Some(key), message })
+    }
+
+    /// A syntax error of the file, naming the key of its line where there is one (the parser
+    /// names none: `f.toml:16:10: invalid float, expected `nan``).
+    fn syntax_error(&self, e: &toml::de::Error) -> Error {
+        if let Some(error) = self.duplicate_key(e) {
+            return error;
+        }
+        let mut error = self.error_at(e.span(), e.message());
+        if let (Error::Scenario { key: key @ None, .. }, Some(span)) = (&mut error, e.span()) {
+            *key = self.key_on_line(span.start);
+        }
+        error
+    }
+
+    /// The dotted key of the `key = value` line that holds `offset`, when `offset` lies in
+    /// its value: the key as written, inside the table whose header comes before it.
+    fn key_on_line(&self, offset: usize) -> Option<String> {
+        let before = self.text.get(..offset)?;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let (key, _) = before[line_start..].split_once('=')?;
+        let key = key.trim();
+        let plain = !key.is_empty() && !key.starts_with(['[', '#']) && !key.contains(['{', ',', '=']);
+        if !plain {
+            return None;
+        }
+        Some(match self.table_above(line_start) {
+            Some(table) => format!("{table}.{key}"),
+            None => key.to_string(),
+        })
+    }
+
+    /// The name of the table whose header is the last one before the line at `line_start`.
+    fn table_above(&self, line_start: usize) -> Option<String> {
+        self.text[..line_start].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|l| {
+            let l = l.split('#').next().unwrap_or(l).trim();
+            l.trim_start_matches('[').trim_end_matches(']').trim().to_string()
+        })
     }
 
     fn line_column(&self, offset: usize) -> (usize, usize) {

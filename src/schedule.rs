@@ -135,6 +135,21 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
         key: key.map(str::to_string),
         message,
     };
+    // A compressed file read as text failed at line 1 with "not UTF-8 text".
+    for (magic, kind, tool) in
+        [(&crate::failure::trace::XZ_MAGIC[..], "xz", "xz -dk"), (&[0x1f, 0x8b][..], "gzip", "gunzip -k")]
+    {
+        if bytes.starts_with(magic) {
+            return Err(Error::Scenario {
+                origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+                key: None,
+                message: format!(
+                    "the file is {kind}-compressed: accepted is a plain-text schedule CSV; decompress it first \
+                     (`{tool} FILE`)"
+                ),
+            });
+        }
+    }
     // Data lines with their 1-based line numbers: comments and blank lines skipped.
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     let mut lines = bytes.split(|&b| b == b'\n').enumerate().filter_map(|(i, raw)| {

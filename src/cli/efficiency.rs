@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, create_out_dir, distinct_names, no_folder_at, thread_pool, usage};
+use super::{Format, THREADS_ACCEPTED, create_out_dir, distinct_names, no_folder_at, number_arg, thread_pool, usage};
 use crate::efficiency;
 use crate::report::{self, efficiency::EfficiencyReport};
 
@@ -19,13 +19,13 @@ pub struct EfficiencyArgs {
     pub inputs: Vec<PathBuf>,
     /// Replications per point, each a whole schedule (overrides the scenario's run.replications;
     /// default 200).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
     /// Master seed (overrides the scenario's run.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
     pub threads: Option<usize>,
     /// Override a key, for example --set machine.failure_rate=3e-5 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -34,10 +34,10 @@ pub struct EfficiencyArgs {
     #[arg(long, value_name = "R0", allow_hyphen_values = true)]
     pub failure_rate: Option<String>,
     /// Shorthand for --set machine.checkpoint_bytes=SIZE ("200 GB").
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub checkpoint_bytes: Option<String>,
     /// Shorthand for --set machine.bandwidth=RATE ("6 TB/s").
-    #[arg(long, value_name = "RATE")]
+    #[arg(long, value_name = "RATE", allow_hyphen_values = true)]
     pub bandwidth: Option<String>,
     /// Shorthand for --set machine.storage=shared|local.
     #[arg(long)]
@@ -97,7 +97,10 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     create_out_dir(&args.out)?;
-    no_folder_at(studies.iter().flat_map(|sc| ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name)))))?;
+    no_folder_at(studies.iter().flat_map(|sc| {
+        let plot = if args.plot { Some(args.out.join(format!("{}-efficiency.svg", sc.name))) } else { None };
+        ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name))).into_iter().chain(plot)
+    }))?;
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);

@@ -209,6 +209,14 @@ pub fn parse_log(bytes: &[u8], path: &Path, malformed: Malformed) -> Result<Log,
         decompressed = out;
         text = &decompressed;
     }
+    if text.starts_with(&[0x1f, 0x8b]) {
+        return Err(file_error(
+            path,
+            None,
+            "the file is gzip-compressed: accepted is a failure log in plain text or xz; decompress it first \
+             (`gunzip -k FILE`)",
+        ));
+    }
     if let Some(rest) = text.strip_prefix(b"\xEF\xBB\xBF") {
         text = rest;
     }
@@ -225,6 +233,15 @@ pub fn parse_log(bytes: &[u8], path: &Path, malformed: Malformed) -> Result<Log,
         ));
     }
     let header_line = line_of(&record);
+    if record.iter().any(|f| std::str::from_utf8(f).is_err()) {
+        // A binary file: its header was shown as mojibake, "unknown failure-log header `�7z…`".
+        return Err(file_error(
+            path,
+            Some(header_line),
+            "the header line is not UTF-8 text: accepted is a failure log in plain text (CSV) or xz; is this a \
+             binary file?",
+        ));
+    }
     let header: Vec<String> = record.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect();
     let parser = RowParser::new(&header, path).map_err(|m| file_error(path, Some(header_line), m))?;
     let mut skipped = 0;

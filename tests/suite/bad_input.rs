@@ -756,3 +756,217 @@ fn a_file_for_the_other_command() {
         assert!(!out.exists(), "{command} {file} wrote {}", out.display());
     }
 }
+
+/// A key or a table given twice is named with its table (the parser said only "duplicate
+/// key", at a line and column).
+#[test]
+fn duplicate_keys_and_tables_are_named() {
+    rejects(
+        &with("seed = 1", "seed = 1\nseed = 2"),
+        &[],
+        &["bad.toml:4:1", "key `run.seed`", "`seed` is given twice in [run]"],
+    );
+    rejects(&format!("{GOOD}\n[job]\n"), &[], &["bad.toml:18:2", "key `job`", "the table [job] is given twice"]);
+    let sweep = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [1, 2]\n\"policy.factor\" = [3]\n");
+    rejects(&sweep, &[], &["bad.toml:20:1", "\"policy.factor\"", "given twice in [sweep]"]);
+}
+
+/// A scenario file that is not UTF-8 (a binary or compressed file given by mistake) is an
+/// error at the line and column of its first bad byte.
+#[test]
+fn a_scenario_that_is_not_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    let mut bytes = GOOD.as_bytes().to_vec();
+    bytes.extend_from_slice(b"note = \"caf\xe9\"\n");
+    fs::write(&file, bytes).unwrap();
+    let (code, stderr, left) = outcome(&["run", file.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("bad.toml:17:12") && stderr.contains("0xE9 is not UTF-8"), "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Sweep values written differently that read the same (`"2 min"` and `"120 s"`, `1` and
+/// `1.0`) gave the same point twice.
+#[test]
+fn sweep_values_that_read_the_same() {
+    let durations = format!("{GOOD}\n[sweep]\n\"job.checkpoint\" = [\"2 min\", \"120 s\"]\n");
+    rejects(&durations, &[], &["bad.toml:19:30", "job.checkpoint", "value #2 (120 s) is the same as value #1 (2 min)"]);
+    let numbers = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [1, 2, 1.0]\n");
+    rejects(&numbers, &[], &["bad.toml:19:26", "policy.factor", "value #3 (1.0) is the same as value #1 (1)"]);
+}
+
+/// An MTBF so small that the job's failure rate overflows gave Young's interval as 0 s and
+/// blamed `policy.interval`.
+#[test]
+fn an_mtbf_whose_rate_overflows() {
+    rejects(&with(r#"mtbf = "3.1 h""#, r#"mtbf = "1e-320 s""#), &[], &["bad.toml:12:8", "failures.mtbf", "2.2e-308 s"]);
+    let per_node = with(r#"mtbf = "3.1 h""#, r#"node_mtbf = "1e-300 s""#);
+    rejects(&per_node, &["--set", "job.nodes=100000000000"], &["bad.toml:12:13", "failures.node_mtbf", "overflows"]);
+}
+
+/// A log whose span overflows a replay (times near 1e308 s) ran with NaN wall times (exit 1),
+/// after warning that the job's nodes see none of its failures.
+#[test]
+fn a_log_too_long_to_replay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("long.csv");
+    fs::write(&log, "time_s,node\n2,0\n1e308,0\n").unwrap();
+    let text = failures(&format!("\n[failures.trace]\nfile = \"{}\"", log.display()));
+    rejects(&text, &[], &["bad.toml:13:8", "failures.trace.file", "spans 1e308 s", "at most 1e100 s"]);
+}
+
+/// Every file a command would write is checked for a folder in its way before any work: the
+/// partial file of a shard or a fixed-count run, plots, merged results, trace statistics.
+/// They failed after the work with exit 1, `run --plot` with its CSV and JSON written.
+#[test]
+fn a_folder_where_any_result_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, GOOD).unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, "time,node\n1 h,0\n2 h,1\n").unwrap();
+    let shards = tmp.path().join("shards");
+    for i in ["0/2", "1/2"] {
+        let o = ckptsim(&["run", file.to_str().unwrap(), "--shard", i, "--out", shards.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (s0, s1) = (shards.join("bad.shard-0-of-2.json"), shards.join("bad.shard-1-of-2.json"));
+    let f = file.to_str().unwrap();
+    let (s0, s1, l) = (s0.to_str().unwrap(), s1.to_str().unwrap(), log.to_str().unwrap());
+    for (args, folder) in [
+        (vec!["run", f, "--shard", "0/2"], "bad.shard-0-of-2.json"),
+        (vec!["run", f], "bad.partial.json"),
+        (vec!["run", f, "--plot"], "bad-wall.svg"),
+        (vec!["merge", s0, s1], "bad.json"),
+        (vec!["merge", s0, s1, "--plot"], "bad-wall.svg"),
+        (vec!["efficiency", "scenarios/small-schedule.toml", "--reps", "2", "--plot"], "small-schedule-efficiency.svg"),
+        (vec!["trace", "stats", l], "log-stats.csv"),
+    ] {
+        let out = tmp.path().join("out");
+        let _ = fs::remove_dir_all(&out);
+        fs::create_dir_all(out.join(folder)).unwrap();
+        let mut args = args.clone();
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        let o = ckptsim(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("{folder} is a folder, where a result file goes")), "{args:?}: {stderr}");
+        let left: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, [folder], "{args:?}: nothing written");
+    }
+}
+
+/// `trace stats --system` of a system the log lacks names the log.
+#[test]
+fn an_unknown_system_names_the_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log.csv");
+    fs::write(&log, "time,node\n1 h,0\n2 h,1\n").unwrap();
+    let (code, stderr, left) = outcome(&["trace", "stats", log.to_str().unwrap(), "--system", "7"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("log.csv: the failure log has no system `7`: its systems are log"), "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `formulas` takes the durations a scenario takes (at most 1e100 s) and an MTBF whose rate is
+/// finite: an MTBF of 1e300 y gave Young's interval as ∞ and an overhead of inf, one of
+/// 1e-320 s a table of infinite overheads.
+#[test]
+fn formulas_durations_beyond_the_closed_forms() {
+    for (flag, value, range) in [
+        ("--mtbf", "1e300y", "at most 1e100 s"),
+        ("--mtbf", "1e-320s", "2.2e-308 s"),
+        ("--restart", "1e101s", "at most 1e100 s"),
+        ("--work", "1e300y", "at most 1e100 s"),
+        ("--rate", "1e-300/s", "at most 1e100 s"),
+    ] {
+        let mut args = vec!["formulas", "--checkpoint", "2min", flag, value];
+        if flag != "--mtbf" && flag != "--rate" {
+            args.extend_from_slice(&["--mtbf", "3h"]);
+        }
+        let (code, stderr, _) = outcome(&args, false);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("{flag} {value}")) && stderr.contains(range), "{args:?}: {stderr}");
+    }
+}
+
+/// A syntax error names the key of its line (the parser named none), and a `--set` number
+/// that TOML does not read as one says why (it said `invalid type: string "1e400"`).
+#[test]
+fn syntax_errors_and_unread_numbers_name_the_key() {
+    rejects(&with("factor = 1.0", "factor = NaN"), &[], &["bad.toml:16:10", "key `policy.factor`", "expected `nan`"]);
+    rejects(&with(r#"work = "2e5 s""#, r#"work = "2e5 s"#), &[], &["bad.toml:6:14", "key `job.work`"]);
+    rejects(GOOD, &["--set", "policy.factor=1e400"], &["policy.factor", "`1e400` is not read as a number", "range"]);
+    rejects(GOOD, &["--set", "policy.factor=.5"], &["policy.factor", "`.5` is not read as a number", "0.5"]);
+}
+
+/// Negative and non-integer values of numeric flags are refused saying what is accepted; they
+/// were "unexpected argument '-1' found", with a tip to pass them after `--` (as a file name).
+#[test]
+fn negative_numbers_for_numeric_flags() {
+    for (flag, value, accepted) in [
+        ("--reps", "-1", "an integer ≥ 2"),
+        ("--reps", "1e3", "an integer ≥ 2"),
+        ("--seed", "-1", "an integer from 0 to 2⁶⁴ − 1"),
+        ("--threads", "-2", "an integer from 1 to 1024"),
+        ("--precision", "-1", "a finite number > 0"),
+        ("--save-every", "-1", "> 0"),
+        ("--shard", "-1/2", "0 ≤ I < N"),
+    ] {
+        rejects(GOOD, &[flag, value], &[flag, value, accepted]);
+    }
+    for args in [&["optimize", "scenarios/young-daly.toml", "--seed", "-1"][..], &["validate", "--threads", "-1"]] {
+        let (code, stderr, _) = outcome(args, false);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("accepted is an integer") && !stderr.contains("unexpected argument"), "{stderr}");
+    }
+}
+
+/// `--resume` from the progress of another run says what differs (it listed everything that
+/// might).
+#[test]
+fn resume_says_what_differs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, GOOD).unwrap();
+    let out = tmp.path().join("out");
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    assert!(ckptsim(&["run", f, "--reps", "20", "--shard", "0/2", "--out", o]).status.success());
+    let r = ckptsim(&["run", f, "--reps", "30", "--shard", "0/2", "--seed", "4", "--resume", "--out", o]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it differs in seed 1 (this run: 4), replications 20 (this run: 30))"), "{stderr}");
+    fs::rename(out.join("bad.shard-0-of-2.json"), out.join("bad.partial.json")).unwrap();
+    let r = ckptsim(&["run", f, "--reps", "20", "--resume", "--out", o]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it differs in shard 0/2 (this run: none)"), "{stderr}");
+}
+
+/// A sweep of more points than a study can hold is refused at once: three axes of 1000 values
+/// (10⁹ points) ran for ever, their memory growing; the repeat checks no longer scan an axis
+/// for every value.
+#[test]
+fn a_sweep_of_too_many_points() {
+    let started = std::time::Instant::now();
+    let axis = |key: &str, unit: &str| {
+        let values: Vec<String> = (1..=1000).map(|i| format!("\"{i} {unit}\"")).collect();
+        format!("\"{key}\" = [{}]\n", values.join(", "))
+    };
+    let text = format!(
+        "{GOOD}\n[sweep]\n{}{}{}",
+        axis("job.checkpoint", "s"),
+        axis("job.restart", "s"),
+        axis("job.downtime", "s")
+    );
+    rejects(
+        &text,
+        &[],
+        &["bad.toml:18:1", "key `sweep`", "1000 × 1000 = 1000000 points or more", "at most 10000 points"],
+    );
+    let long: Vec<String> = (0..10_001).map(|i| format!("{}", 1.0 + i as f64 / 1e6)).collect();
+    let text = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [{}]\n", long.join(", "));
+    rejects(&text, &[], &["bad.toml:18:1", "the sweep has 10001 = 10001 points"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "refused at once");
+}

@@ -1382,3 +1382,62 @@ fn partial_summaries_never_panic() {
     assert_eq!(cases, PARTIAL_CASES);
     assert!(valid > 0);
 }
+
+/// Partial files edited by hand, and merged from another folder.
+#[test]
+fn edited_and_moved_partials() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v: Value = serde_json::from_slice(&tiny_partial(tmp.path())).unwrap();
+    let target = tmp.path().join("edited.json");
+    let read = |doc: &Value| {
+        std::fs::write(&target, serde_json::to_vec(doc).unwrap()).unwrap();
+        partial::read(&target)
+    };
+    // The scenario's path is stored absolute, so a merge in another folder resolves the
+    // scenario's relative paths (a replayed log) as the run did.
+    assert!(Path::new(v["scenario"]["path"].as_str().unwrap()).is_absolute(), "{}", v["scenario"]["path"]);
+    // `--set` arguments that are not text were dropped silently (the hash still matched).
+    let mut sets = v.clone();
+    sets["scenario"]["sets"] = serde_json::json!([1, 2]);
+    let e = read(&sets).expect_err("sets must be strings");
+    assert!(e.to_string().contains("scenario.sets: accepted is a list"), "{e}");
+    // A file of another version was said to differ from itself ("version 9.9.9 differs from
+    // 9.9.9 in" the same file).
+    let mut version = v.clone();
+    version["version"] = serde_json::json!("9.9.9");
+    let p = read(&version).expect("readable");
+    let e = partial::merge(&[p]).expect_err("another version");
+    assert!(e.to_string().contains("written by ckptsim 9.9.9: this build"), "{e}");
+    // A scenario that no longer loads names the partial file as well as the scenario.
+    let mut gone = v.clone();
+    let text = gone["scenario"]["text"].as_str().unwrap().to_string();
+    let text = format!("{text}\n[failures.trace]\nfile = \"no-such-log.csv\"\n").replace("mtbf", "# mtbf");
+    gone["scenario"]["text"] = serde_json::json!(text);
+    gone["scenario"]["hash"] = serde_json::json!(partial::scenario_hash(&text, &[]));
+    let e = read(&gone).expect_err("the log is gone");
+    let message = e.to_string();
+    assert!(message.starts_with(&format!("{}: the scenario it holds", target.display())), "{message}");
+    assert!(message.contains("no-such-log.csv"), "{message}");
+}
+
+/// Compressed and binary files given as a schedule or a failure log: they failed at line 1
+/// with "not UTF-8 text" (schedules) or showed their bytes as the header (logs).
+#[test]
+fn compressed_or_binary_schedules_and_logs() {
+    let gzip: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03";
+    let xz: Vec<u8> = [&trace::XZ_MAGIC[..], b"\x00\x04\xe6\xd6\xb4\x46"].concat();
+    for (bytes, kind) in [(gzip, "gzip"), (&xz[..], "xz")] {
+        let e = schedule::parse_schedule(bytes, Path::new("jobs.csv")).expect_err("compressed");
+        let message = e.to_string();
+        assert!(
+            message.starts_with("jobs.csv: the file is ") && message.contains(&format!("{kind}-compressed")),
+            "{message}"
+        );
+    }
+    let e = trace::parse_log(gzip, Path::new("log.csv.gz"), Malformed::Fatal).expect_err("compressed");
+    assert!(e.to_string().contains("log.csv.gz: the file is gzip-compressed"), "{e}");
+    let e =
+        trace::parse_log(b"\xfd\x37\x7a\x01,\xff\n1,2\n", Path::new("log.bin"), Malformed::Fatal).expect_err("binary");
+    assert!(e.to_string().contains("log.bin:1: the header line is not UTF-8 text"), "{e}");
+    assert_eq!(e.exit_code(), 2);
+}
