@@ -76,6 +76,22 @@ pub enum Error {
         /// The half-width that `max` replications would reach at that point.
         reachable: f64,
     },
+    /// `optimize` found no interval at which the job finishes: at every candidate of its scan
+    /// some replication was struck by more than `max_failures` failures.
+    #[error(
+        "point {point}: no interval from {from_s:.6e} s to {to_s:.6e} s lets the job finish: at each, some \
+         replication was struck by more than {max_failures} failures; shorten the costs or the work"
+    )]
+    NoFeasibleInterval {
+        /// The sweep point (0-based).
+        point: usize,
+        /// The shortest interval tried (s).
+        from_s: f64,
+        /// The longest interval tried (s).
+        to_s: f64,
+        /// The failures after which a replication counted as never finishing.
+        max_failures: u64,
+    },
     /// A simulation could not complete.
     #[error("point {point}: {source}")]
     Engine {
@@ -93,7 +109,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Scenario { .. } | Error::Usage(_) | Error::PrecisionUnreachable { .. } => 2,
-            Error::Io { .. } | Error::Engine { .. } => 1,
+            Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } => 1,
         }
     }
 }

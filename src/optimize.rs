@@ -8,6 +8,8 @@
 //! intervals not significantly worse than the best (the 95% interval of the paired
 //! difference reaches zero): its range is the reported interval of the best.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use crate::analytic;
@@ -44,6 +46,24 @@ struct Candidate {
     mean: f64,
     half_width: f64,
 }
+
+impl Candidate {
+    /// An interval at which some replication practically never finishes: an infinite mean,
+    /// never the best.
+    fn infeasible(interval_s: f64) -> Self {
+        Candidate { interval_s, overheads: vec![], mean: f64::INFINITY, half_width: f64::INFINITY }
+    }
+
+    fn feasible(&self) -> bool {
+        self.mean.is_finite()
+    }
+}
+
+/// A replication struck by more failures than this many times those the job expects at
+/// its MTBF (plus one) makes its candidate interval infeasible: its overhead would be of
+/// this order, so it cannot be the best of a search that has a usable interval, and playing
+/// it out to the engine's own limit (10⁸ failures) would cost the search for nothing.
+const INFEASIBLE_OVERHEAD: f64 = 1000.0;
 
 /// A formula's interval, its simulated overhead and its regret against the best interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,10 +153,11 @@ fn equal_chunking_s(work_s: f64, interval_s: f64) -> f64 {
 
 /// The best of `candidates` (the lowest mean overhead) and the intervals not significantly
 /// worse than it (the 95% interval of the paired difference reaches zero), by interval.
-fn judge(candidates: &[Candidate]) -> (Candidate, Vec<f64>) {
-    let best = candidates.iter().min_by(|x, y| x.mean.total_cmp(&y.mean)).expect("candidates").clone();
+fn judge(candidates: &[Candidate]) -> Option<(Candidate, Vec<f64>)> {
+    let best = candidates.iter().filter(|c| c.feasible()).min_by(|x, y| x.mean.total_cmp(&y.mean))?.clone();
     let mut not_worse: Vec<f64> = candidates
         .iter()
+        .filter(|c| c.feasible())
         .filter(|c| {
             let (mean, half, _) = paired(&c.overheads, &best.overheads);
             mean <= half || c.interval_s == best.interval_s
@@ -144,7 +165,7 @@ fn judge(candidates: &[Candidate]) -> (Candidate, Vec<f64>) {
         .map(|c| c.interval_s)
         .collect();
     not_worse.sort_by(f64::total_cmp);
-    (best, not_worse)
+    Some((best, not_worse))
 }
 
 /// Sample variance of a sample.
@@ -189,6 +210,8 @@ struct Evaluator<'a> {
     planned: usize,
     /// Told the share of the search done, in [0, 1], after every batch.
     progress: &'a (dyn Fn(f64) + Sync),
+    /// The failures after which a replication counts as never finishing.
+    limits: Limits,
 }
 
 impl<'a> Evaluator<'a> {
@@ -203,52 +226,86 @@ impl<'a> Evaluator<'a> {
             (0..reps).map(|_| None).collect()
         };
         let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
-        Evaluator { point, seed, tapes, done: 0, planned, progress }
+        // Failures that end a replication as hopeless: those of an overhead of about
+        // INFEASIBLE_OVERHEAD at the point's MTBF (never more than the engine's own limit).
+        let expected = point.job.work_s / point.failures.mtbf_s();
+        let max_failures = (INFEASIBLE_OVERHEAD * (expected + 1.0)).min(Limits::default().max_failures as f64);
+        let limits = Limits {
+            max_failures: if max_failures.is_finite() { max_failures as u64 } else { Limits::default().max_failures },
+        };
+        Evaluator { point, seed, tapes, done: 0, planned, progress, limits }
     }
 
-    /// The overhead of `layout` on `tape`'s failures.
-    fn play(&self, tape: &mut Tape<'_>, layout: &ChunkLayout) -> Result<f64> {
+    /// The overhead of `layout` on `tape`'s failures; None when the replication is struck by
+    /// more failures than the search's limit (the candidate is infeasible).
+    fn play(&self, tape: &mut Tape<'_>, layout: &ChunkLayout) -> Result<Option<f64>> {
         let (job, work_s) = (&self.point.job, self.point.job.work_s);
-        engine::play_periodic(job, layout, &mut tape.replay(), Limits::default())
-            .map(|r| r.wall_s / work_s - 1.0)
-            .map_err(|source| Error::Engine { point: self.point.index, source })
+        match engine::play_periodic(job, layout, &mut tape.replay(), self.limits) {
+            Ok(r) => Ok(Some(r.wall_s / work_s - 1.0)),
+            Err(engine::EngineError::TooManyFailures { .. }) => Ok(None),
+            Err(source) => Err(Error::Engine { point: self.point.index, source }),
+        }
     }
 
     /// The overheads of `layouts` on replication `rep`: on its kept tape while it holds the
-    /// replication, else on `scratch` (rewound to `rep`, so a thread reuses its memory).
+    /// replication, else on `scratch` (rewound to `rep`, so a thread reuses its memory). A
+    /// layout already found infeasible (`infeasible`) is skipped (None), and one found so here
+    /// is marked: whether a candidate is infeasible is whether any replication exceeds the
+    /// limit, whatever the order the replications run in.
     fn play_rep(
         &self,
         kept: &mut Option<Tape<'a>>,
         scratch: &mut Option<Tape<'a>>,
         rep: u64,
         layouts: &[ChunkLayout],
-    ) -> Result<Vec<f64>> {
+        infeasible: &[AtomicBool],
+    ) -> Result<Vec<Option<f64>>> {
         let mut rewound = false;
         layouts
             .iter()
-            .map(|layout| {
-                if let Some(tape) = kept.as_mut() {
-                    let h = self.play(tape, layout)?;
-                    if !tape.complete() {
-                        *kept = None;
-                    }
-                    return Ok(h);
+            .zip(infeasible)
+            .map(|(layout, flag)| {
+                if flag.load(Ordering::Relaxed) {
+                    return Ok(None);
                 }
-                let tape = match scratch {
-                    Some(t) if rewound => t,
-                    Some(t) => {
-                        t.rewind_to(rep);
-                        rewound = true;
-                        t
-                    }
-                    None => {
-                        rewound = true;
-                        scratch.insert(Tape::new(&self.point.failures, self.seed, rep, self.point.job.downtime_s))
-                    }
-                };
-                self.play(tape, layout)
+                let h = self.play_on(kept, scratch, &mut rewound, rep, layout)?;
+                if h.is_none() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                Ok(h)
             })
             .collect()
+    }
+
+    /// [`Evaluator::play`] of `layout` on replication `rep`'s kept tape, or on `scratch`.
+    fn play_on(
+        &self,
+        kept: &mut Option<Tape<'a>>,
+        scratch: &mut Option<Tape<'a>>,
+        rewound: &mut bool,
+        rep: u64,
+        layout: &ChunkLayout,
+    ) -> Result<Option<f64>> {
+        if let Some(tape) = kept.as_mut() {
+            let h = self.play(tape, layout);
+            if !tape.complete() {
+                *kept = None;
+            }
+            return h;
+        }
+        let tape = match scratch {
+            Some(t) if *rewound => t,
+            Some(t) => {
+                t.rewind_to(rep);
+                *rewound = true;
+                t
+            }
+            None => {
+                *rewound = true;
+                scratch.insert(Tape::new(&self.point.failures, self.seed, rep, self.point.job.downtime_s))
+            }
+        };
+        self.play(tape, layout)
     }
 
     /// The candidates at `intervals_s` (s), in that order.
@@ -256,10 +313,11 @@ impl<'a> Evaluator<'a> {
         let point = self.point;
         let layouts: Vec<ChunkLayout> = intervals_s.iter().map(|&t| ChunkLayout::new(point.job.work_s, t)).collect();
         let mut tapes = std::mem::take(&mut self.tapes);
-        let per_rep: Vec<Vec<f64>> = tapes
+        let infeasible: Vec<AtomicBool> = layouts.iter().map(|_| AtomicBool::new(false)).collect();
+        let per_rep: Vec<Vec<Option<f64>>> = tapes
             .par_iter_mut()
             .enumerate()
-            .map_init(|| None, |scratch, (rep, kept)| self.play_rep(kept, scratch, rep as u64, &layouts))
+            .map_init(|| None, |scratch, (rep, kept)| self.play_rep(kept, scratch, rep as u64, &layouts, &infeasible))
             .collect::<Result<_>>()?;
         self.tapes = tapes;
         self.done += intervals_s.len();
@@ -268,7 +326,10 @@ impl<'a> Evaluator<'a> {
             .iter()
             .enumerate()
             .map(|(i, &interval_s)| {
-                let overheads: Vec<f64> = per_rep.iter().map(|o| o[i]).collect();
+                if infeasible[i].load(Ordering::Relaxed) {
+                    return Candidate::infeasible(interval_s);
+                }
+                let overheads: Vec<f64> = per_rep.iter().map(|o| o[i].expect("a feasible candidate")).collect();
                 let mut m = Moments::default();
                 overheads.iter().for_each(|&x| m.add(x));
                 let e = m.estimate();
@@ -325,6 +386,14 @@ fn optimize_keeping(
     }
     evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
     seen.extend(evaluator.all(&distinct)?);
+    if !seen.iter().any(Candidate::feasible) {
+        return Err(Error::NoFeasibleInterval {
+            point: point.index,
+            from_s: distinct[0],
+            to_s: distinct[distinct.len() - 1],
+            max_failures: evaluator.limits.max_failures,
+        });
+    }
     let best_scan = (0..seen.len()).min_by(|&a, &b| seen[a].mean.total_cmp(&seen[b].mean)).expect("scanned");
     let lo = seen[best_scan.saturating_sub(1)].interval_s;
     let hi = seen[(best_scan + 1).min(seen.len() - 1)].interval_s;
@@ -377,7 +446,9 @@ fn optimize_keeping(
     grid_s.dedup();
     evaluator.planned = evaluator.done + grid_s.len() + 4;
     let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
-    let (best, not_worse) = judge(&grid);
+    // The grid lies around a feasible point, but all of it may be past the feasible edge
+    // (where the scan's best is its neighbour): then the candidates seen so far decide.
+    let (best, not_worse) = judge(&grid).or_else(|| judge(&seen)).expect("the scan has a feasible candidate");
     let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
     let interval_ci_high_s = not_worse.iter().copied().fold(0.0, f64::max);
 
@@ -398,6 +469,20 @@ fn optimize_keeping(
     let at: Vec<f64> = named.iter().map(|&(_, t)| t.min(cap_s)).collect();
     let mut formulas = vec![];
     for (&(name, t), c) in named.iter().zip(evaluator.all(&at)?) {
+        if !c.feasible() {
+            // The job practically never finishes at this formula's interval.
+            let inf = f64::INFINITY;
+            formulas.push(FormulaRegret {
+                name,
+                interval_s: t,
+                overhead_mean: inf,
+                regret: inf,
+                regret_ci_low: inf,
+                regret_ci_high: inf,
+                variance_reduction: f64::NAN,
+            });
+            continue;
+        }
         let (regret, half, se) = paired(&c.overheads, &best.overheads);
         let paired_variance = se * se * reps as f64;
         let independent_variance = variance(&c.overheads) + variance(&best.overheads);
@@ -413,7 +498,7 @@ fn optimize_keeping(
     }
 
     let mut curve: Vec<(f64, f64, f64)> =
-        seen.iter().chain(grid.iter()).map(|c| (c.interval_s, c.mean, c.half_width)).collect();
+        seen.iter().chain(grid.iter()).filter(|c| c.feasible()).map(|c| (c.interval_s, c.mean, c.half_width)).collect();
     curve.sort_by(|x, y| x.0.total_cmp(&y.0));
     curve.dedup_by(|x, y| x.0 == y.0);
     Ok(Optimum {

@@ -209,3 +209,30 @@ fn optimize_prints_markdown_tables() {
     assert!(one.contains("Best interval **") && one.contains("| young | "), "{one}");
     assert_eq!(rows(&one), 2 + 4, "header, rule and four formulas: {one}");
 }
+
+/// A replayed log that fails every hour, wrapping: an interval whose segment (compute and
+/// write) exceeds an hour never finishes. Such candidates are infeasible (left out of the
+/// curve, never the best); the search used to fail with exit 1. When no interval finishes,
+/// the error says so.
+#[test]
+fn infeasible_candidates_are_left_out_and_an_impossible_job_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("hourly.csv"), "time_s,node\n0,0\n3600,0\n7200,0\n").unwrap();
+    let scenario = |checkpoint: &str| {
+        let text = format!(
+            "[job]\nwork = \"10 h\"\ncheckpoint = \"{checkpoint}\"\nrestart = \"1 min\"\n\
+             [failures.trace]\nfile = \"hourly.csv\"\n[policy]\ninterval = \"10 min\"\n"
+        );
+        ckptsim::scenario::parse(&text, &tmp.path().join("s.toml"), &[]).unwrap()
+    };
+    let sc = scenario("1 min");
+    let o = optimize(&sc.points[0], 200, 1).expect("the search ends");
+    let longest = o.curve.iter().map(|c| c.0).fold(0.0, f64::max);
+    assert!(longest + 60.0 <= 3600.0, "an infeasible interval in the curve: {longest} s");
+    assert!(o.curve.iter().all(|c| c.1.is_finite() && c.2.is_finite()));
+    assert!(o.best_interval_s + 60.0 <= 3600.0 && o.best_overhead_mean.is_finite());
+    // A write longer than the time between failures: nothing finishes.
+    let sc = scenario("2 h");
+    let err = optimize(&sc.points[0], 50, 1).expect_err("no interval finishes").to_string();
+    assert!(err.contains("no interval from") && err.contains("lets the job finish"), "{err}");
+}
