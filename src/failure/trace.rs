@@ -1186,19 +1186,7 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
         row.extend(s.bursts.iter().map(|b| format!("{:.1}", 100.0 * b.share)));
         rows.push(row);
     }
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |x| x.chars().count())).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> =
-            r.iter().zip(&widths).map(|(cell, w)| format!("{}{cell}", " ".repeat(w - cell.chars().count()))).collect();
-        let _ = writeln!(out, "  {}", cells.join("  "));
-        if i == 0 {
-            let _ = writeln!(out, "  {}", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
-        }
-    }
+    let mut out = crate::report::aligned_table(&rows, &|_| false);
     let mut notes = vec![];
     if stats.iter().any(|s| s.nodes.is_none()) {
         notes.push("nodes — : the log declares no size for the system");
