@@ -215,8 +215,6 @@ impl<'a> EfficiencyReport<'a> {
     pub fn table(&self) -> String {
         let sc = self.scenario;
         let rows = self.cells(false);
-        let widths: Vec<usize> =
-            (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
         let mut out = sc.name.clone();
         if let Some(d) = &sc.description {
             out.push_str(&format!(": {d}"));
@@ -227,25 +225,7 @@ impl<'a> EfficiencyReport<'a> {
         }
         out.push('\n');
         let left = rows[0].iter().take_while(|h| !h.ends_with("model")).count() - 1; // swept keys, convention
-        for (i, r) in rows.iter().enumerate() {
-            let cells: Vec<String> = r
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, w))| {
-                    let pad = " ".repeat(w - cell.chars().count());
-                    if c == 0 || c > left { format!("{pad}{cell}") } else { format!("{cell}{pad}") }
-                })
-                .collect();
-            out.push_str("  ");
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-            if i == 0 {
-                out.push_str("  ");
-                out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
-                out.push('\n');
-            }
-        }
+        out.push_str(&crate::report::aligned_table(&rows, &|c| c >= 1 && c <= left));
         out.push_str(
             "\n  e = 1 − ΣL/ΣU; l_chk, l_F, l_R: checkpoint, failure and restart losses over ΣU (node-hours). \
              z(e) = (simulated − model)/SE.\n",
