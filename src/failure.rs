@@ -484,7 +484,13 @@ impl Failures {
     /// The job's failure rate (1/s) in equilibrium with `touched` domains, bursts included:
     /// λ = (λ_nodes + Σ g_ℓ/μ_ℓ + p_hit/μ_k)/(1 − n) (MODELS.md §3).
     pub fn rate_per_s(&self, touched: &topology::Touched) -> f64 {
-        let domains: f64 = self.domains.iter().map(|d| touched.of(d.level) as f64 / d.law.mean_s()).sum();
+        self.rate_with_touched_per_s(|level| touched.of(level) as f64)
+    }
+
+    /// [`Self::rate_per_s`] with `touched(level)` domains of each level (a count, or its
+    /// expectation: the rate is linear in them).
+    fn rate_with_touched_per_s(&self, touched: impl Fn(Level) -> f64) -> f64 {
+        let domains: f64 = self.domains.iter().map(|d| touched(d.level) / d.law.mean_s()).sum();
         let random = self.random.as_ref().map_or(0.0, |r| self.random_hit() / r.law.mean_s());
         let base = 1.0 / self.base.mtbf_s() + domains + random;
         base / (1.0 - self.burst.map_or(0.0, |b| b.branching))
@@ -504,7 +510,7 @@ impl Failures {
             return None;
         }
         // The exact recursion costs at most racks · nodes · nodes-per-rack steps: beyond a
-        // budget there is no exact model (the MTBF is then estimated by sampling placements).
+        // budget there is no exact model (the MTBF stays exact: see `mtbf_s`).
         let steps = topo.racks as f64 * (self.job_nodes as f64 + 1.0) * (topo.nodes_per_rack as f64 + 1.0);
         if steps > EXACT_PLACEMENT_STEPS {
             return None;
@@ -520,19 +526,23 @@ impl Failures {
     }
 
     /// The job's mean time between failures (s): 1/E\[λ\] over the placement's distribution.
+    ///
+    /// Exact for every placement. Where the touched-rack distribution is not available
+    /// (random placements with switch or power domains, or too large a platform), E\[λ\]
+    /// comes from the expected touched counts, since λ is linear in them: a domain of s
+    /// nodes holds none of the job's n nodes with probability C(N − s, n)/C(N, n) (the
+    /// hypergeometric miss of MODELS.md §3), so E\[g_ℓ\] = Σ_d (1 − C(N − s_d, n)/C(N, n))
+    /// ([`topology::expected_touched_domains`]).
     pub fn mtbf_s(&self) -> f64 {
         match self.touched_distribution() {
             Some(dist) => 1.0 / dist.iter().map(|(p, t)| p * self.rate_per_s(t)).sum::<f64>(),
             None => {
-                // Mean touched racks and higher domains by sampling placements (seeded).
-                let topo = self.topology.as_ref().expect("random placement has a topology");
-                let mut rng = <Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0x6d74_6266);
-                // About 10⁷ node draws in all, at least 100 placements.
-                let samples = (1e7 / self.job_nodes.max(1) as f64).clamp(100.0, 10_000.0) as u64;
-                let total: f64 = (0..samples)
-                    .map(|_| self.rate_per_s(&topology::touched(topo, self.job_nodes, self.placement, &mut rng)))
-                    .sum();
-                samples as f64 / total
+                let topo = self.topology.as_ref().expect("only random placements on a topology lack a distribution");
+                let expected = |level: Level| {
+                    topo.racks_per(level)
+                        .map_or(0.0, |per| topology::expected_touched_domains(topo, per, self.job_nodes))
+                };
+                1.0 / self.rate_with_touched_per_s(expected)
             }
         }
     }

@@ -323,3 +323,72 @@ fn merged_streams_have_the_exact_expected_count() {
         }
     }
 }
+
+/// Placements drawn in the check of the random-placement MTBF.
+const PLACEMENT_SAMPLES: u64 = 20_000;
+
+/// The job's MTBF under random placement is exact at every domain level, not an estimate:
+/// λ is linear in the touched counts, and a domain of s nodes is touched unless all n of
+/// the job's nodes miss it, so E[g_ℓ] = Σ_d (1 − C(N − s_d, n)/C(N, n)) (MODELS.md §3's
+/// hypergeometric miss, applied to a domain). Checked against the formula computed here
+/// and against drawing placements, with switch and power levels (no touched-rack
+/// distribution) and on a platform too large for the exact touched-rack distribution.
+#[test]
+fn random_placement_mtbf_is_exact_at_every_level() {
+    use ckptsim::failure::topology::{Topology, touched};
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level};
+    /// Relative agreement of the MTBF with the formula: rounding only.
+    const RTOL: f64 = 1e-9;
+    let day_s = 86_400.0;
+    let cases = [
+        (Topology { racks: 12, nodes_per_rack: 16, racks_per_switch: Some(5), racks_per_power: Some(4) }, 40_u64),
+        (Topology { racks: 7, nodes_per_rack: 3, racks_per_switch: Some(2), racks_per_power: Some(7) }, 5),
+        // 400 · 601 · 1001 steps: beyond the exact touched-rack distribution's budget.
+        (Topology { racks: 400, nodes_per_rack: 1000, racks_per_switch: Some(16), racks_per_power: None }, 600),
+    ];
+    for (topo, nodes) in cases {
+        let mut domains = vec![
+            DomainEvents { level: Level::Rack, law: Law::exponential(60.0 * day_s).unwrap() },
+            DomainEvents { level: Level::Switch, law: Law::weibull(90.0 * day_s, 0.7).unwrap() },
+        ];
+        if topo.racks_per_power.is_some() {
+            domains.push(DomainEvents { level: Level::Power, law: Law::exponential(120.0 * day_s).unwrap() });
+        }
+        let failures = Failures {
+            base: FailureModel::Poisson { mtbf_s: 400.0 * day_s / nodes as f64 },
+            topology: Some(topo.clone()),
+            placement: Placement::Random,
+            job_nodes: nodes,
+            domains: domains.clone(),
+            random: None,
+            burst: None,
+        };
+        // E[g] per level: P(a domain of s nodes is touched) = 1 − Π_{i<n} (N − s − i)/(N − i).
+        let platform = topo.nodes() as f64;
+        let touched_p = |s: f64| {
+            1.0 - (0..nodes).map(|i| ((platform - s - i as f64) / (platform - i as f64)).max(0.0)).product::<f64>()
+        };
+        let expected = |per: u64| {
+            let full = topo.racks / per;
+            let rest = topo.racks % per;
+            let s = (per * topo.nodes_per_rack) as f64;
+            full as f64 * touched_p(s) + if rest > 0 { touched_p((rest * topo.nodes_per_rack) as f64) } else { 0.0 }
+        };
+        let mut rate = 1.0 / failures.base.mtbf_s();
+        for d in &domains {
+            rate += expected(topo.racks_per(d.level).unwrap()) / d.law.mean_s();
+        }
+        let got = failures.mtbf_s();
+        assert!((got * rate - 1.0).abs() < RTOL, "{topo:?}, {nodes} nodes: MTBF {got} vs {}", 1.0 / rate);
+        // And the formula against drawn placements: the mean rate within 4 SE.
+        let mut rng = stream_rng(6, 0, 0);
+        let rates: Vec<f64> = (0..PLACEMENT_SAMPLES)
+            .map(|_| failures.rate_per_s(&touched(&topo, nodes, Placement::Random, &mut rng)))
+            .collect();
+        let n = rates.len() as f64;
+        let mean = rates.iter().sum::<f64>() / n;
+        let se = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt();
+        let z = (mean - rate) / se;
+        assert!(z.abs() < Z_MAX, "{topo:?}, {nodes} nodes: sampled rate {mean} ± {se} vs {rate}, z = {z:.2}");
+    }
+}

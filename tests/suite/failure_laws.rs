@@ -335,6 +335,33 @@ fn stationary_platforms_fail_at_the_summed_node_rate_exactly() {
             assert!(z.abs() < Z_MAX, "{} {sampler:?}: {mean} ± {se} failures vs {exact}, z = {z:.2}", law.describe());
         }
     }
+    // Two classes (a few lemon nodes among many), and job-level renewal started stationary
+    // without downtime: the same exact count.
+    let lemons = FailureModel::Platform {
+        classes: vec![
+            NodeClass { nodes: 36, law: Law::weibull(2e5, 0.6).unwrap() },
+            NodeClass { nodes: 4, law: Law::lognormal(2e4, 1.5).unwrap() },
+        ],
+        start: Start::Stationary,
+        sampler: Sampler::Cohort,
+    };
+    let job = FailureModel::JobRenewal { law: Law::gamma(1e4, 0.4).unwrap(), start: Start::Stationary };
+    for model in [lemons, job] {
+        let window_s = 30.0 * model.mtbf_s();
+        let counts: Vec<f64> = (0..EXACT_STREAMS)
+            .map(|rep| {
+                let mut stream = model.stream(stream_rng(24, rep, 0), 0.0);
+                let mut n = 0.0;
+                while stream.next_failure().time_s < window_s {
+                    n += 1.0;
+                }
+                n
+            })
+            .collect();
+        let (mean, se) = mean_se(&counts);
+        let z = (mean - 30.0) / se;
+        assert!(z.abs() < Z_MAX, "{}: {mean} ± {se} failures vs 30, z = {z:.2}", model.describe());
+    }
 }
 
 /// The sample mean and its standard error.
