@@ -19,9 +19,10 @@ pub use law::Law;
 pub use platform::{CohortStream, JobRenewalStream, NodeClass, NodeHeapStream, Start};
 pub use topology::{Level, Placement, Topology};
 
-/// What a failure takes down. Only whole-job failures exist today; node, rack, switch,
-/// power and system scopes arrive with platforms and topologies, so that multilevel
-/// checkpointing can decide which level survives a failure.
+/// What a failure takes down, so that multilevel checkpointing can decide which level
+/// survives it: domain events (rack, switch, power, system) carry their level, k-of-N events
+/// and burst children their own scope; failures of the job's own nodes (or of the job as a
+/// whole) are [`FailureScope::Job`] (which node failed is not recorded yet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureScope {
     /// The failure interrupts the job as a whole (the job-level stream of MODELS.md §1).
@@ -363,21 +364,31 @@ impl FailureStream for ThinnedStream {
     }
 }
 
-/// Several streams merged in time order.
+/// Several streams merged in time order, each part's failures reported with the part's
+/// scope where it has one (domain events: [`FailureScope::Domain`]), so that failures carry
+/// where they come from (DESIGN.md, "failure events carry their scope").
 #[derive(Debug, Clone)]
 pub struct MergedStream {
-    parts: Vec<(Stream, Failure)>,
+    /// Each part, its pending failure, and the scope its failures are reported with (`None`:
+    /// the part's own).
+    parts: Vec<(Stream, Failure, Option<FailureScope>)>,
 }
 
 impl MergedStream {
-    /// The superposition of `parts`.
+    /// The superposition of `parts`, each failure with the scope its part gives it.
     pub fn new(parts: Vec<Stream>) -> Self {
+        Self::scoped(parts.into_iter().map(|s| (s, None)).collect())
+    }
+
+    /// The superposition of `parts`, the failures of a part with `Some(scope)` reported with
+    /// that scope.
+    pub fn scoped(parts: Vec<(Stream, Option<FailureScope>)>) -> Self {
         MergedStream {
             parts: parts
                 .into_iter()
-                .map(|mut s| {
+                .map(|(mut s, scope)| {
                     let head = s.next_failure();
-                    (s, head)
+                    (s, head, scope)
                 })
                 .collect(),
         }
@@ -389,8 +400,8 @@ impl FailureStream for MergedStream {
         let i = (0..self.parts.len())
             .min_by(|&a, &b| self.parts[a].1.time_s.total_cmp(&self.parts[b].1.time_s))
             .expect("at least one part");
-        let (stream, head) = &mut self.parts[i];
-        let out = *head;
+        let (stream, head, scope) = &mut self.parts[i];
+        let out = Failure { scope: scope.unwrap_or(head.scope), ..*head };
         *head = stream.next_failure();
         out
     }
@@ -576,7 +587,7 @@ impl Failures {
         if self.is_base_only() {
             return base;
         }
-        let mut parts = vec![base];
+        let mut parts = vec![(base, None)];
         if let Some(topo) = &self.topology {
             let touched = match self.fixed_touched() {
                 Some(t) => t,
@@ -593,25 +604,33 @@ impl Failures {
                     continue;
                 }
                 let rng = stream_rng(seed, rep, DOMAIN_TAG + i as u64);
-                parts.push(if d.law.is_exponential() {
+                let events = if d.law.is_exponential() {
                     Stream::Exponential(ExponentialStream::new(d.law.mean_s() / g as f64, rng))
                 } else {
                     let classes = vec![NodeClass { nodes: g, law: d.law.clone() }];
                     Stream::Cohort(CohortStream::new(classes, Start::Stationary, rng))
-                });
+                };
+                parts.push((events, Some(FailureScope::Domain(d.level))));
             }
             if let Some(r) = &self.random {
                 let rng = stream_rng(seed, rep, RANDOM_TAG);
-                parts.push(Stream::Thinned(ThinnedStream::new(
-                    r.law.clone(),
-                    self.random_hit(),
-                    FailureScope::RandomNodes,
-                    rng,
-                )));
+                parts.push((
+                    Stream::Thinned(ThinnedStream::new(
+                        r.law.clone(),
+                        self.random_hit(),
+                        FailureScope::RandomNodes,
+                        rng,
+                    )),
+                    None,
+                ));
             }
         }
-        let merged =
-            if parts.len() == 1 { parts.pop().expect("one part") } else { Stream::Merged(MergedStream::new(parts)) };
+        // A lone part is the base stream (no domain touched, no k-of-N events): no scope to add.
+        let merged = if parts.len() == 1 {
+            parts.pop().expect("one part").0
+        } else {
+            Stream::Merged(MergedStream::scoped(parts))
+        };
         match self.burst {
             Some(b) => Stream::Burst(BurstStream::new(merged, b, stream_rng(seed, rep, BURST_TAG))),
             None => merged,

@@ -392,3 +392,48 @@ fn random_placement_mtbf_is_exact_at_every_level() {
         assert!(z.abs() < Z_MAX, "{topo:?}, {nodes} nodes: sampled rate {mean} ± {se} vs {rate}, z = {z:.2}");
     }
 }
+
+/// Failures carry their scope (DESIGN.md: so that multilevel checkpointing can tell which
+/// level survives): in a merged stream, the share of events of each origin is its share of
+/// the rate, λ_part/λ (4 SE), domain events say their level, k-of-N events say so, and the
+/// job's own nodes' failures are `Job`.
+#[test]
+fn merged_failures_carry_their_scope() {
+    use ckptsim::failure::topology::Topology;
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, RandomEvents};
+    const EVENTS: usize = 200_000;
+    let day_s = 86_400.0;
+    let topo = Topology { racks: 8, nodes_per_rack: 10, racks_per_switch: Some(4), racks_per_power: None };
+    let failures = Failures {
+        base: FailureModel::Poisson { mtbf_s: 10.0 * day_s },
+        topology: Some(topo),
+        placement: Placement::Spread,
+        job_nodes: 20,
+        domains: vec![
+            DomainEvents { level: Level::Rack, law: Law::exponential(40.0 * day_s).unwrap() },
+            DomainEvents { level: Level::Switch, law: Law::exponential(30.0 * day_s).unwrap() },
+        ],
+        random: Some(RandomEvents { nodes: 5, law: Law::exponential(8.0 * day_s).unwrap() }),
+        burst: None,
+    };
+    let touched = failures.fixed_touched().unwrap();
+    let parts = [
+        (FailureScope::Job, 1.0 / (10.0 * day_s)),
+        (FailureScope::Domain(Level::Rack), touched.of(Level::Rack) as f64 / (40.0 * day_s)),
+        (FailureScope::Domain(Level::Switch), touched.of(Level::Switch) as f64 / (30.0 * day_s)),
+        (FailureScope::RandomNodes, failures.random_hit() / (8.0 * day_s)),
+    ];
+    let total: f64 = parts.iter().map(|(_, r)| r).sum();
+    assert!((total * failures.mtbf_s() - 1.0).abs() < 1e-12);
+    let mut stream = failures.stream(7, 0, 0.0);
+    let scopes: Vec<FailureScope> = (0..EVENTS).map(|_| stream.next_failure().scope).collect();
+    for (scope, rate) in parts {
+        let p = rate / total;
+        let got = scopes.iter().filter(|s| **s == scope).count() as f64 / EVENTS as f64;
+        // Independent Poisson parts: given the number of events, their origins are iid with
+        // probabilities λ_part/λ, so each share has a binomial standard error.
+        let se = (p * (1.0 - p) / EVENTS as f64).sqrt();
+        let z = (got - p) / se;
+        assert!(z.abs() < Z_MAX, "{scope:?}: share {got} vs {p}, z = {z:.2}");
+    }
+}
