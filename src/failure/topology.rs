@@ -131,8 +131,8 @@ pub fn touched(topology: &Topology, nodes: u64, placement: Placement, rng: &mut 
     t
 }
 
-/// `k` distinct integers drawn uniformly from 0..n, in increasing order (Floyd's algorithm
-/// for small k, a partial shuffle otherwise).
+/// `k` distinct integers drawn uniformly from 0..n, in increasing order (Floyd's algorithm:
+/// k draws, O(k log k), whatever n).
 pub fn sample_distinct(n: u64, k: u64, rng: &mut Pcg64Mcg) -> Vec<u64> {
     debug_assert!(k <= n);
     let mut chosen = std::collections::BTreeSet::new();
