@@ -19,9 +19,10 @@ pub use law::Law;
 pub use platform::{CohortStream, JobRenewalStream, NodeClass, NodeHeapStream, Start};
 pub use topology::{Level, Placement, Topology};
 
-/// What a failure takes down. Only whole-job failures exist today; node, rack, switch,
-/// power and system scopes arrive with platforms and topologies, so that multilevel
-/// checkpointing can decide which level survives a failure.
+/// What a failure takes down, so that multilevel checkpointing can decide which level
+/// survives it: domain events (rack, switch, power, system) carry their level, k-of-N events
+/// and burst children their own scope; failures of the job's own nodes (or of the job as a
+/// whole) are [`FailureScope::Job`] (which node failed is not recorded yet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureScope {
     /// The failure interrupts the job as a whole (the job-level stream of MODELS.md §1).
@@ -363,21 +364,31 @@ impl FailureStream for ThinnedStream {
     }
 }
 
-/// Several streams merged in time order.
+/// Several streams merged in time order, each part's failures reported with the part's
+/// scope where it has one (domain events: [`FailureScope::Domain`]), so that failures carry
+/// where they come from (DESIGN.md, "failure events carry their scope").
 #[derive(Debug, Clone)]
 pub struct MergedStream {
-    parts: Vec<(Stream, Failure)>,
+    /// Each part, its pending failure, and the scope its failures are reported with (`None`:
+    /// the part's own).
+    parts: Vec<(Stream, Failure, Option<FailureScope>)>,
 }
 
 impl MergedStream {
-    /// The superposition of `parts`.
+    /// The superposition of `parts`, each failure with the scope its part gives it.
     pub fn new(parts: Vec<Stream>) -> Self {
+        Self::scoped(parts.into_iter().map(|s| (s, None)).collect())
+    }
+
+    /// The superposition of `parts`, the failures of a part with `Some(scope)` reported with
+    /// that scope.
+    pub fn scoped(parts: Vec<(Stream, Option<FailureScope>)>) -> Self {
         MergedStream {
             parts: parts
                 .into_iter()
-                .map(|mut s| {
+                .map(|(mut s, scope)| {
                     let head = s.next_failure();
-                    (s, head)
+                    (s, head, scope)
                 })
                 .collect(),
         }
@@ -389,8 +400,8 @@ impl FailureStream for MergedStream {
         let i = (0..self.parts.len())
             .min_by(|&a, &b| self.parts[a].1.time_s.total_cmp(&self.parts[b].1.time_s))
             .expect("at least one part");
-        let (stream, head) = &mut self.parts[i];
-        let out = *head;
+        let (stream, head, scope) = &mut self.parts[i];
+        let out = Failure { scope: scope.unwrap_or(head.scope), ..*head };
         *head = stream.next_failure();
         out
     }
@@ -484,7 +495,13 @@ impl Failures {
     /// The job's failure rate (1/s) in equilibrium with `touched` domains, bursts included:
     /// λ = (λ_nodes + Σ g_ℓ/μ_ℓ + p_hit/μ_k)/(1 − n) (MODELS.md §3).
     pub fn rate_per_s(&self, touched: &topology::Touched) -> f64 {
-        let domains: f64 = self.domains.iter().map(|d| touched.of(d.level) as f64 / d.law.mean_s()).sum();
+        self.rate_with_touched_per_s(|level| touched.of(level) as f64)
+    }
+
+    /// [`Self::rate_per_s`] with `touched(level)` domains of each level (a count, or its
+    /// expectation: the rate is linear in them).
+    fn rate_with_touched_per_s(&self, touched: impl Fn(Level) -> f64) -> f64 {
+        let domains: f64 = self.domains.iter().map(|d| touched(d.level) / d.law.mean_s()).sum();
         let random = self.random.as_ref().map_or(0.0, |r| self.random_hit() / r.law.mean_s());
         let base = 1.0 / self.base.mtbf_s() + domains + random;
         base / (1.0 - self.burst.map_or(0.0, |b| b.branching))
@@ -504,7 +521,7 @@ impl Failures {
             return None;
         }
         // The exact recursion costs at most racks · nodes · nodes-per-rack steps: beyond a
-        // budget there is no exact model (the MTBF is then estimated by sampling placements).
+        // budget there is no exact model (the MTBF stays exact: see `mtbf_s`).
         let steps = topo.racks as f64 * (self.job_nodes as f64 + 1.0) * (topo.nodes_per_rack as f64 + 1.0);
         if steps > EXACT_PLACEMENT_STEPS {
             return None;
@@ -520,19 +537,23 @@ impl Failures {
     }
 
     /// The job's mean time between failures (s): 1/E\[λ\] over the placement's distribution.
+    ///
+    /// Exact for every placement. Where the touched-rack distribution is not available
+    /// (random placements with switch or power domains, or too large a platform), E\[λ\]
+    /// comes from the expected touched counts, since λ is linear in them: a domain of s
+    /// nodes holds none of the job's n nodes with probability C(N − s, n)/C(N, n) (the
+    /// hypergeometric miss of MODELS.md §3), so E\[g_ℓ\] = Σ_d (1 − C(N − s_d, n)/C(N, n))
+    /// ([`topology::expected_touched_domains`]).
     pub fn mtbf_s(&self) -> f64 {
         match self.touched_distribution() {
             Some(dist) => 1.0 / dist.iter().map(|(p, t)| p * self.rate_per_s(t)).sum::<f64>(),
             None => {
-                // Mean touched racks and higher domains by sampling placements (seeded).
-                let topo = self.topology.as_ref().expect("random placement has a topology");
-                let mut rng = <Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0x6d74_6266);
-                // About 10⁷ node draws in all, at least 100 placements.
-                let samples = (1e7 / self.job_nodes.max(1) as f64).clamp(100.0, 10_000.0) as u64;
-                let total: f64 = (0..samples)
-                    .map(|_| self.rate_per_s(&topology::touched(topo, self.job_nodes, self.placement, &mut rng)))
-                    .sum();
-                samples as f64 / total
+                let topo = self.topology.as_ref().expect("only random placements on a topology lack a distribution");
+                let expected = |level: Level| {
+                    topo.racks_per(level)
+                        .map_or(0.0, |per| topology::expected_touched_domains(topo, per, self.job_nodes))
+                };
+                1.0 / self.rate_with_touched_per_s(expected)
             }
         }
     }
@@ -566,7 +587,7 @@ impl Failures {
         if self.is_base_only() {
             return base;
         }
-        let mut parts = vec![base];
+        let mut parts = vec![(base, None)];
         if let Some(topo) = &self.topology {
             let touched = match self.fixed_touched() {
                 Some(t) => t,
@@ -583,25 +604,33 @@ impl Failures {
                     continue;
                 }
                 let rng = stream_rng(seed, rep, DOMAIN_TAG + i as u64);
-                parts.push(if d.law.is_exponential() {
+                let events = if d.law.is_exponential() {
                     Stream::Exponential(ExponentialStream::new(d.law.mean_s() / g as f64, rng))
                 } else {
                     let classes = vec![NodeClass { nodes: g, law: d.law.clone() }];
                     Stream::Cohort(CohortStream::new(classes, Start::Stationary, rng))
-                });
+                };
+                parts.push((events, Some(FailureScope::Domain(d.level))));
             }
             if let Some(r) = &self.random {
                 let rng = stream_rng(seed, rep, RANDOM_TAG);
-                parts.push(Stream::Thinned(ThinnedStream::new(
-                    r.law.clone(),
-                    self.random_hit(),
-                    FailureScope::RandomNodes,
-                    rng,
-                )));
+                parts.push((
+                    Stream::Thinned(ThinnedStream::new(
+                        r.law.clone(),
+                        self.random_hit(),
+                        FailureScope::RandomNodes,
+                        rng,
+                    )),
+                    None,
+                ));
             }
         }
-        let merged =
-            if parts.len() == 1 { parts.pop().expect("one part") } else { Stream::Merged(MergedStream::new(parts)) };
+        // A lone part is the base stream (no domain touched, no k-of-N events): no scope to add.
+        let merged = if parts.len() == 1 {
+            parts.pop().expect("one part").0
+        } else {
+            Stream::Merged(MergedStream::scoped(parts))
+        };
         match self.burst {
             Some(b) => Stream::Burst(BurstStream::new(merged, b, stream_rng(seed, rep, BURST_TAG))),
             None => merged,

@@ -131,8 +131,8 @@ pub fn touched(topology: &Topology, nodes: u64, placement: Placement, rng: &mut 
     t
 }
 
-/// `k` distinct integers drawn uniformly from 0..n, in increasing order (Floyd's algorithm
-/// for small k, a partial shuffle otherwise).
+/// `k` distinct integers drawn uniformly from 0..n, in increasing order (Floyd's algorithm:
+/// k draws, O(k log k), whatever n).
 pub fn sample_distinct(n: u64, k: u64, rng: &mut Pcg64Mcg) -> Vec<u64> {
     debug_assert!(k <= n);
     let mut chosen = std::collections::BTreeSet::new();
@@ -153,6 +153,26 @@ pub fn random_event_hit_probability(platform: u64, nodes: u64, k: u64) -> f64 {
     }
     let miss: f64 = (0..k).map(|i| (platform - nodes - i) as f64 / (platform - i) as f64).product();
     1.0 - miss
+}
+
+/// The expected number of domains of `per` consecutive racks (the last one may hold fewer)
+/// that hold at least one of `nodes` nodes drawn uniformly without replacement from
+/// `topology`: Σ_d (1 − C(N − s_d, n)/C(N, n)) over the domains' node counts s_d, each term
+/// [`random_event_hit_probability`] (the same hypergeometric miss, MODELS.md §3), evaluated
+/// over the shorter of its two equal products.
+pub fn expected_touched_domains(topology: &Topology, per: u64, nodes: u64) -> f64 {
+    let platform = topology.nodes();
+    // C(N − s, n)/C(N, n) = C(N − n, s)/C(N, s): the product runs over min(s, n) terms.
+    let touched = |racks: u64| {
+        let size = racks * topology.nodes_per_rack;
+        if size < nodes {
+            random_event_hit_probability(platform, nodes, size)
+        } else {
+            random_event_hit_probability(platform, size, nodes)
+        }
+    };
+    let (full, rest) = (topology.racks / per, topology.racks % per);
+    full as f64 * touched(per) + if rest > 0 { touched(rest) } else { 0.0 }
 }
 
 /// The distribution of the number of racks touched by `nodes` nodes drawn uniformly without

@@ -109,3 +109,331 @@ fn bursts_favour_the_cluster_rate_interval() {
         "cluster-rate interval {cluster} ± {se_c} vs failure-rate interval {failure} ± {se_f} (SE): not {Z_MAX} SE apart"
     );
 }
+
+/// Clusters in the Hawkes kernel test.
+const HAWKES_CLUSTERS: u64 = 200_000;
+
+/// The Hawkes kernel (MODELS.md §3): with immigrants far apart, each cluster's events follow
+/// its immigrant with the expected density Σₖ nᵏ·Gamma(k, β)(t) = nβ·e^{−β(1−n)t}, so their
+/// mean delay after the immigrant is 1/(β(1 − n)) and a fraction e^{−β(1−n)t} of them come
+/// later than t. A wrong kernel (delays of mean other than 1/β, or children without children
+/// of their own) moves these; the rate and cluster size alone do not see the delays.
+#[test]
+fn hawkes_clusters_have_the_exponential_kernel() {
+    let decay_s = 600.0;
+    // Immigrants 10⁹ decays apart: clusters practically never overlap.
+    let mtbf_s = 1e9 * decay_s;
+    for branching in [0.3, 0.7] {
+        let base = Stream::Exponential(ExponentialStream::new(mtbf_s, stream_rng(2, 0, 0)));
+        let mut s = BurstStream::new(base, Burst { branching, decay_s }, stream_rng(2, 0, 1));
+        // Per cluster: its descendants' count, summed delay, and count later than `late_s`.
+        let late_s = 2.0 * decay_s;
+        let (mut count, mut delay, mut late) = (vec![], vec![], vec![]);
+        let mut first = s.next_failure();
+        assert_ne!(first.scope, FailureScope::Burst);
+        while (count.len() as u64) < HAWKES_CLUSTERS {
+            let (mut c, mut d, mut l) = (0.0, 0.0, 0.0);
+            let next = loop {
+                let f = s.next_failure();
+                if f.scope != FailureScope::Burst {
+                    break f;
+                }
+                let after_s = f.time_s - first.time_s;
+                assert!(after_s >= 0.0 && after_s < 1e6 * decay_s, "a child far from its immigrant");
+                c += 1.0;
+                d += after_s;
+                l += f64::from(u8::from(after_s > late_s));
+            };
+            count.push(c);
+            delay.push(d);
+            late.push(l);
+            first = next;
+        }
+        // Ratios of sums over iid clusters, with delta-method standard errors.
+        let ratio = |num: &[f64], den: &[f64]| {
+            let n = num.len() as f64;
+            let (sx, su) = (num.iter().sum::<f64>(), den.iter().sum::<f64>());
+            let r = sx / su;
+            let var = num.iter().zip(den).map(|(x, u)| (x - r * u).powi(2)).sum::<f64>() / (n - 1.0);
+            (r, (var / n).sqrt() / (su / n))
+        };
+        let beta = 1.0 / decay_s;
+        let (mean_delay, se) = ratio(&delay, &count);
+        let want = 1.0 / (beta * (1.0 - branching));
+        let z = (mean_delay - want) / se;
+        assert!(z.abs() < Z_MAX, "n = {branching}: mean delay {mean_delay} ± {se} vs {want}, z = {z:.2}");
+        let (late_share, se) = ratio(&late, &count);
+        let want = (-beta * (1.0 - branching) * late_s).exp();
+        let z = (late_share - want) / se;
+        assert!(z.abs() < Z_MAX, "n = {branching}: share after {late_s} s {late_share} ± {se} vs {want}, z = {z:.2}");
+    }
+}
+
+/// Trials of the direct k-of-N sampling.
+const HIT_TRIALS: u64 = 100_000;
+
+/// An event that takes k random nodes of N hits an n-node job with probability
+/// 1 − C(N−n, k)/C(N, k) (MODELS.md §3): the simulation thins the events by this value, so
+/// the formula is checked here against drawing the k nodes and looking at them, for every
+/// placement of the job (the probability must not depend on where the job sits).
+#[test]
+fn random_event_hit_probability_matches_drawing_the_nodes() {
+    use ckptsim::failure::topology::{Topology, random_event_hit_probability, sample_distinct, touched};
+    let topo = Topology { racks: 6, nodes_per_rack: 8, racks_per_switch: None, racks_per_power: None };
+    let platform = topo.nodes();
+    let mut rng = stream_rng(3, 0, 0);
+    for (job_nodes, k) in [(1, 1), (5, 3), (12, 4), (20, 2), (30, 10), (40, 8), (40, 9)] {
+        let exact = random_event_hit_probability(platform, job_nodes, k);
+        for placement in [Placement::Packed, Placement::Spread, Placement::Random] {
+            let hits = (0..HIT_TRIALS)
+                .filter(|_| {
+                    // The job's nodes: packed 0..n, spread round-robin over racks, or drawn.
+                    let mine: Vec<u64> = match placement {
+                        Placement::Packed => (0..job_nodes).collect(),
+                        Placement::Spread => {
+                            (0..job_nodes).map(|i| (i % topo.racks) * topo.nodes_per_rack + i / topo.racks).collect()
+                        }
+                        Placement::Random => sample_distinct(platform, job_nodes, &mut rng),
+                    };
+                    let mut held = vec![false; platform as usize];
+                    mine.iter().for_each(|&x| held[x as usize] = true);
+                    sample_distinct(platform, k, &mut rng).iter().any(|&x| held[x as usize])
+                })
+                .count();
+            let got = hits as f64 / HIT_TRIALS as f64;
+            let se = (exact * (1.0 - exact) / HIT_TRIALS as f64).sqrt();
+            // A certain hit (k + n > N) has no spread: it must be exact.
+            let z = if se == 0.0 { if got == exact { 0.0 } else { f64::INFINITY } } else { (got - exact) / se };
+            assert!(z.abs() < Z_MAX, "n = {job_nodes}, k = {k}, {placement:?}: {got} vs {exact}, z = {z:.2}");
+        }
+        // The spread layout above is the one `touched` counts racks for.
+        let spread = touched(&topo, job_nodes, Placement::Spread, &mut rng);
+        assert_eq!(spread.of(ckptsim::failure::Level::Rack), job_nodes.min(topo.racks));
+    }
+}
+
+/// Streams in the composite-rate test.
+const COMPOSITE_STREAMS: u64 = 10_000;
+
+/// The whole merged stream of [`Failures::stream`](ckptsim::failure::Failures::stream): a
+/// stationary Weibull platform, non-exponential domain events at every level (rack, switch,
+/// power, system), gamma k-of-N events, for each placement, with and without bursts. Every
+/// part is a stationary renewal process, so without bursts E N(0, t] = t·λ exactly,
+/// λ = 1/`mtbf_s()` (MODELS.md §3, λ_job = n·λ_n + g·λ_r + …; for random placements
+/// averaged over the touched racks). Bursts started empty at time 0 on a base of rate λ₀
+/// have intensity λ₀/(1 − n) − λ₀n/(1 − n)·e^{−β(1−n)s}, so E N(0, t] = λ₀t/(1 − n) −
+/// λ₀n(1 − e^{−β(1−n)t})/(β(1 − n)²), exactly, for any stationary base.
+#[test]
+fn merged_streams_have_the_exact_expected_count() {
+    use ckptsim::failure::topology::Topology;
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, NodeClass, RandomEvents, Sampler, Start};
+    let day_s = 86_400.0;
+    // 12 racks of 16; switches over 5 racks (the last holds 2), power over 4.
+    let topo = Topology { racks: 12, nodes_per_rack: 16, racks_per_switch: Some(5), racks_per_power: Some(4) };
+    let racks_and_system = vec![
+        DomainEvents { level: Level::Rack, law: Law::lognormal(60.0 * day_s, 1.0).unwrap() },
+        DomainEvents { level: Level::System, law: Law::exponential(200.0 * day_s).unwrap() },
+    ];
+    let every_level = vec![
+        DomainEvents { level: Level::Rack, law: Law::exponential(90.0 * day_s).unwrap() },
+        DomainEvents { level: Level::Switch, law: Law::weibull(50.0 * day_s, 0.6).unwrap() },
+        DomainEvents { level: Level::Power, law: Law::gamma(70.0 * day_s, 2.0).unwrap() },
+    ];
+    // The exact mean over random placements needs racks as the only domains below the
+    // system; the other levels are checked on the fixed placements.
+    let cases = [
+        (Placement::Packed, &racks_and_system),
+        (Placement::Spread, &racks_and_system),
+        (Placement::Random, &racks_and_system),
+        (Placement::Packed, &every_level),
+        (Placement::Spread, &every_level),
+    ];
+    for (placement, domains) in cases {
+        for burst in [None, Some(Burst { branching: 0.5, decay_s: 0.5 * day_s })] {
+            let nodes = 40;
+            let failures = Failures {
+                base: FailureModel::Platform {
+                    classes: vec![NodeClass { nodes, law: Law::weibull(400.0 * day_s, 0.7).unwrap() }],
+                    start: Start::Stationary,
+                    sampler: Sampler::Cohort,
+                },
+                topology: Some(topo.clone()),
+                placement,
+                job_nodes: nodes,
+                domains: domains.clone(),
+                random: Some(RandomEvents { nodes: 20, law: Law::gamma(5.0 * day_s, 0.5).unwrap() }),
+                burst,
+            };
+            let rate = 1.0 / failures.mtbf_s();
+            if placement != Placement::Random {
+                // The rate by hand: packed, the 40 nodes fill racks 0–2 (switch 0, power 0);
+                // spread, they touch all 12 racks, 3 switches (5 + 5 + 2 racks) and 3 power
+                // domains; a 20-node event hits with 1 − C(152, 20)/C(192, 20).
+                let (racks, switches, powers) =
+                    if placement == Placement::Packed { (3.0, 1.0, 1.0) } else { (12.0, 3.0, 3.0) };
+                let miss: f64 = (0..20).map(|i| (152.0 - i as f64) / (192.0 - i as f64)).product();
+                let mut want = 40.0 / (400.0 * day_s) + (1.0 - miss) / (5.0 * day_s);
+                for d in domains.iter() {
+                    let touched = match d.level {
+                        Level::Rack => racks,
+                        Level::Switch => switches,
+                        Level::Power => powers,
+                        Level::System => 1.0,
+                    };
+                    want += touched / d.law.mean_s();
+                }
+                want /= 1.0 - burst.map_or(0.0, |b| b.branching);
+                assert!((rate / want - 1.0).abs() < 1e-12, "{placement:?}: λ = {rate} vs {want} by hand");
+            }
+            // About 20 failures per window.
+            let window_s = 20.0 / rate;
+            let counts: Vec<f64> = (0..COMPOSITE_STREAMS)
+                .map(|rep| {
+                    let mut stream = failures.stream(5, rep, 0.0);
+                    let (mut n, mut last) = (0.0, 0.0);
+                    loop {
+                        let t = stream.next_failure().time_s;
+                        assert!(t >= last, "the merged stream goes back in time: {t} after {last}");
+                        last = t;
+                        if t >= window_s {
+                            break n;
+                        }
+                        n += 1.0;
+                    }
+                })
+                .collect();
+            let n = counts.len() as f64;
+            let mean = counts.iter().sum::<f64>() / n;
+            let se = (counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt();
+            let exact = match burst {
+                None => rate * window_s,
+                Some(b) => {
+                    let (nb, beta) = (b.branching, 1.0 / b.decay_s);
+                    let base = rate * (1.0 - nb);
+                    base * window_s / (1.0 - nb)
+                        - base * nb * -(-beta * (1.0 - nb) * window_s).exp_m1() / (beta * (1.0 - nb).powi(2))
+                }
+            };
+            let z = (mean - exact) / se;
+            let levels: Vec<&str> = domains.iter().map(|d| d.level.name()).collect();
+            assert!(
+                z.abs() < Z_MAX,
+                "{placement:?} {levels:?}, bursts {burst:?}: {mean} ± {se} failures in the window vs {exact}, z = {z:.2}"
+            );
+        }
+    }
+}
+
+/// Placements drawn in the check of the random-placement MTBF.
+const PLACEMENT_SAMPLES: u64 = 20_000;
+
+/// The job's MTBF under random placement is exact at every domain level, not an estimate:
+/// λ is linear in the touched counts, and a domain of s nodes is touched unless all n of
+/// the job's nodes miss it, so E[g_ℓ] = Σ_d (1 − C(N − s_d, n)/C(N, n)) (MODELS.md §3's
+/// hypergeometric miss, applied to a domain). Checked against the formula computed here
+/// and against drawing placements, with switch and power levels (no touched-rack
+/// distribution) and on a platform too large for the exact touched-rack distribution.
+#[test]
+fn random_placement_mtbf_is_exact_at_every_level() {
+    use ckptsim::failure::topology::{Topology, touched};
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level};
+    /// Relative agreement of the MTBF with the formula: rounding only.
+    const RTOL: f64 = 1e-9;
+    let day_s = 86_400.0;
+    let cases = [
+        (Topology { racks: 12, nodes_per_rack: 16, racks_per_switch: Some(5), racks_per_power: Some(4) }, 40_u64),
+        (Topology { racks: 7, nodes_per_rack: 3, racks_per_switch: Some(2), racks_per_power: Some(7) }, 5),
+        // 400 · 601 · 1001 steps: beyond the exact touched-rack distribution's budget.
+        (Topology { racks: 400, nodes_per_rack: 1000, racks_per_switch: Some(16), racks_per_power: None }, 600),
+    ];
+    for (topo, nodes) in cases {
+        let mut domains = vec![
+            DomainEvents { level: Level::Rack, law: Law::exponential(60.0 * day_s).unwrap() },
+            DomainEvents { level: Level::Switch, law: Law::weibull(90.0 * day_s, 0.7).unwrap() },
+        ];
+        if topo.racks_per_power.is_some() {
+            domains.push(DomainEvents { level: Level::Power, law: Law::exponential(120.0 * day_s).unwrap() });
+        }
+        let failures = Failures {
+            base: FailureModel::Poisson { mtbf_s: 400.0 * day_s / nodes as f64 },
+            topology: Some(topo.clone()),
+            placement: Placement::Random,
+            job_nodes: nodes,
+            domains: domains.clone(),
+            random: None,
+            burst: None,
+        };
+        // E[g] per level: P(a domain of s nodes is touched) = 1 − Π_{i<n} (N − s − i)/(N − i).
+        let platform = topo.nodes() as f64;
+        let touched_p = |s: f64| {
+            1.0 - (0..nodes).map(|i| ((platform - s - i as f64) / (platform - i as f64)).max(0.0)).product::<f64>()
+        };
+        let expected = |per: u64| {
+            let full = topo.racks / per;
+            let rest = topo.racks % per;
+            let s = (per * topo.nodes_per_rack) as f64;
+            full as f64 * touched_p(s) + if rest > 0 { touched_p((rest * topo.nodes_per_rack) as f64) } else { 0.0 }
+        };
+        let mut rate = 1.0 / failures.base.mtbf_s();
+        for d in &domains {
+            rate += expected(topo.racks_per(d.level).unwrap()) / d.law.mean_s();
+        }
+        let got = failures.mtbf_s();
+        assert!((got * rate - 1.0).abs() < RTOL, "{topo:?}, {nodes} nodes: MTBF {got} vs {}", 1.0 / rate);
+        // And the formula against drawn placements: the mean rate within 4 SE.
+        let mut rng = stream_rng(6, 0, 0);
+        let rates: Vec<f64> = (0..PLACEMENT_SAMPLES)
+            .map(|_| failures.rate_per_s(&touched(&topo, nodes, Placement::Random, &mut rng)))
+            .collect();
+        let n = rates.len() as f64;
+        let mean = rates.iter().sum::<f64>() / n;
+        let se = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt();
+        let z = (mean - rate) / se;
+        assert!(z.abs() < Z_MAX, "{topo:?}, {nodes} nodes: sampled rate {mean} ± {se} vs {rate}, z = {z:.2}");
+    }
+}
+
+/// Failures carry their scope (DESIGN.md: so that multilevel checkpointing can tell which
+/// level survives): in a merged stream, the share of events of each origin is its share of
+/// the rate, λ_part/λ (4 SE), domain events say their level, k-of-N events say so, and the
+/// job's own nodes' failures are `Job`.
+#[test]
+fn merged_failures_carry_their_scope() {
+    use ckptsim::failure::topology::Topology;
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, RandomEvents};
+    const EVENTS: usize = 200_000;
+    let day_s = 86_400.0;
+    let topo = Topology { racks: 8, nodes_per_rack: 10, racks_per_switch: Some(4), racks_per_power: None };
+    let failures = Failures {
+        base: FailureModel::Poisson { mtbf_s: 10.0 * day_s },
+        topology: Some(topo),
+        placement: Placement::Spread,
+        job_nodes: 20,
+        domains: vec![
+            DomainEvents { level: Level::Rack, law: Law::exponential(40.0 * day_s).unwrap() },
+            DomainEvents { level: Level::Switch, law: Law::exponential(30.0 * day_s).unwrap() },
+        ],
+        random: Some(RandomEvents { nodes: 5, law: Law::exponential(8.0 * day_s).unwrap() }),
+        burst: None,
+    };
+    let touched = failures.fixed_touched().unwrap();
+    let parts = [
+        (FailureScope::Job, 1.0 / (10.0 * day_s)),
+        (FailureScope::Domain(Level::Rack), touched.of(Level::Rack) as f64 / (40.0 * day_s)),
+        (FailureScope::Domain(Level::Switch), touched.of(Level::Switch) as f64 / (30.0 * day_s)),
+        (FailureScope::RandomNodes, failures.random_hit() / (8.0 * day_s)),
+    ];
+    let total: f64 = parts.iter().map(|(_, r)| r).sum();
+    assert!((total * failures.mtbf_s() - 1.0).abs() < 1e-12);
+    let mut stream = failures.stream(7, 0, 0.0);
+    let scopes: Vec<FailureScope> = (0..EVENTS).map(|_| stream.next_failure().scope).collect();
+    for (scope, rate) in parts {
+        let p = rate / total;
+        let got = scopes.iter().filter(|s| **s == scope).count() as f64 / EVENTS as f64;
+        // Independent Poisson parts: given the number of events, their origins are iid with
+        // probabilities λ_part/λ, so each share has a binomial standard error.
+        let se = (p * (1.0 - p) / EVENTS as f64).sqrt();
+        let z = (got - p) / se;
+        assert!(z.abs() < Z_MAX, "{scope:?}: share {got} vs {p}, z = {z:.2}");
+    }
+}

@@ -294,3 +294,156 @@ fn batched_exponential_stream_gives_the_times_of_one_draw_at_a_time() {
         }
     }
 }
+
+/// Streams per law in the exact checks of the sampled laws below.
+const EXACT_STREAMS: u64 = 20_000;
+
+/// A stationary renewal process has E N(0, t] = t/μ exactly, whatever the law (the
+/// equilibrium residual life makes the renewal rate constant in time; MODELS.md §2): so a
+/// stationary platform sees exactly t·Σ nᵢ/μᵢ failures on average, in both samplers. A
+/// wrong residual law (the lifetime law itself, a length-biased law without the uniform
+/// factor), or replacements that are not new, break it.
+#[test]
+fn stationary_platforms_fail_at_the_summed_node_rate_exactly() {
+    for law in [
+        Law::weibull(1e5, 0.6).unwrap(),
+        Law::weibull(1e5, 2.5).unwrap(),
+        Law::lognormal(1e5, 1.5).unwrap(),
+        Law::gamma(1e5, 0.5).unwrap(),
+        Law::gamma(1e5, 3.0).unwrap(),
+        Law::empirical(&[2e4, 5e4, 5e4, 1e5, 3e5]).unwrap(),
+    ] {
+        for sampler in [Sampler::Cohort, Sampler::PerNode] {
+            let nodes = 40;
+            // About 30 failures per window, and a window of several lifetimes so that the
+            // renewals of replaced nodes count too.
+            let window_s = 30.0 * law.mean_s() / nodes as f64;
+            let model = platform(law.clone(), nodes, Start::Stationary, sampler);
+            let counts: Vec<f64> = (0..EXACT_STREAMS)
+                .map(|rep| {
+                    let mut stream = model.stream(stream_rng(21, rep, 0), 0.0);
+                    let mut n = 0.0;
+                    while stream.next_failure().time_s < window_s {
+                        n += 1.0;
+                    }
+                    n
+                })
+                .collect();
+            let (mean, se) = mean_se(&counts);
+            let exact = window_s / model.mtbf_s();
+            let z = (mean - exact) / se;
+            assert!(z.abs() < Z_MAX, "{} {sampler:?}: {mean} ± {se} failures vs {exact}, z = {z:.2}", law.describe());
+        }
+    }
+    // Two classes (a few lemon nodes among many), and job-level renewal started stationary
+    // without downtime: the same exact count.
+    let lemons = FailureModel::Platform {
+        classes: vec![
+            NodeClass { nodes: 36, law: Law::weibull(2e5, 0.6).unwrap() },
+            NodeClass { nodes: 4, law: Law::lognormal(2e4, 1.5).unwrap() },
+        ],
+        start: Start::Stationary,
+        sampler: Sampler::Cohort,
+    };
+    let job = FailureModel::JobRenewal { law: Law::gamma(1e4, 0.4).unwrap(), start: Start::Stationary };
+    for model in [lemons, job] {
+        let window_s = 30.0 * model.mtbf_s();
+        let counts: Vec<f64> = (0..EXACT_STREAMS)
+            .map(|rep| {
+                let mut stream = model.stream(stream_rng(24, rep, 0), 0.0);
+                let mut n = 0.0;
+                while stream.next_failure().time_s < window_s {
+                    n += 1.0;
+                }
+                n
+            })
+            .collect();
+        let (mean, se) = mean_se(&counts);
+        let z = (mean - 30.0) / se;
+        assert!(z.abs() < Z_MAX, "{}: {mean} ± {se} failures vs 30, z = {z:.2}", model.describe());
+    }
+}
+
+/// The sample mean and its standard error.
+fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt())
+}
+
+/// The one-sample Kolmogorov–Smirnov statistic of `u` (values of the CDF at the sample)
+/// against the uniform law.
+fn ks_uniform(u: &mut [f64]) -> f64 {
+    u.sort_by(f64::total_cmp);
+    let n = u.len() as f64;
+    u.iter().enumerate().map(|(i, &x)| (x - i as f64 / n).max((i + 1) as f64 / n - x)).fold(0.0, f64::max)
+}
+
+/// The one-sample KS critical value at [`KS_ALPHA`] for a sample of n (asymptotic).
+fn ks_critical_one(n: usize) -> f64 {
+    (-0.5 * (KS_ALPHA / 2.0).ln()).sqrt() / (n as f64).sqrt()
+}
+
+/// Cohort sampling (MODELS.md §2): the first failure among n iid lives of age 0 has
+/// P(T > t) = S(t)ⁿ; among n stationary lives, S_e(t)ⁿ. Both samplers, every law, against
+/// the exact law (one-sample KS), not only against each other.
+#[test]
+fn first_failure_of_a_platform_has_the_exact_law() {
+    for law in [
+        Law::weibull(1e5, 0.6).unwrap(),
+        Law::lognormal(1e5, 1.5).unwrap(),
+        Law::gamma(1e5, 0.5).unwrap(),
+        Law::gamma(1e5, 3.0).unwrap(),
+    ] {
+        for start in [Start::Fresh, Start::Stationary] {
+            for sampler in [Sampler::Cohort, Sampler::PerNode] {
+                let nodes = 40;
+                let model = platform(law.clone(), nodes, start, sampler);
+                let mut u: Vec<f64> = (0..EXACT_STREAMS)
+                    .map(|rep| {
+                        let t = model.stream(stream_rng(22, rep, 0), 0.0).next_failure().time_s;
+                        let s = match start {
+                            Start::Fresh => law.survival(t),
+                            Start::Stationary => law.equilibrium_survival_cdf(t).0,
+                        };
+                        1.0 - s.powi(nodes as i32)
+                    })
+                    .collect();
+                let d = ks_uniform(&mut u);
+                let crit = ks_critical_one(u.len());
+                assert!(d < crit, "{} {start:?} {sampler:?}: KS D = {d:.4} ≥ {crit:.4}", law.describe());
+            }
+        }
+    }
+}
+
+/// A fresh platform renews each node from age 0 at its failures: E N(0, t] = n·m(t), m the
+/// renewal function of the law. For Gamma(2, θ) (Erlang-2, rate λ = 1/θ per phase) it is
+/// m(t) = λt/2 − (1 − e^{−2λt})/4 exactly, so the replacement of failed nodes by new ones
+/// (and only them: the others keep ageing) is checked against a closed form over several
+/// lifetimes, in both samplers.
+#[test]
+fn fresh_erlang_platform_fails_as_its_renewal_function() {
+    let (mean_s, nodes) = (1e5, 10);
+    let law = Law::gamma(mean_s, 2.0).unwrap();
+    let lambda = 2.0 / mean_s;
+    let window_s = 3.0 * mean_s;
+    let exact = nodes as f64 * (lambda * window_s / 2.0 + (-2.0 * lambda * window_s).exp_m1() / 4.0);
+    for sampler in [Sampler::Cohort, Sampler::PerNode] {
+        let model = platform(law.clone(), nodes, Start::Fresh, sampler);
+        let counts: Vec<f64> = (0..EXACT_STREAMS)
+            .map(|rep| {
+                let mut stream = model.stream(stream_rng(23, rep, 0), 0.0);
+                let mut n = 0.0;
+                while stream.next_failure().time_s < window_s {
+                    n += 1.0;
+                }
+                n
+            })
+            .collect();
+        let (mean, se) = mean_se(&counts);
+        let z = (mean - exact) / se;
+        assert!(z.abs() < Z_MAX, "{sampler:?}: {mean} ± {se} failures vs n·m(t) = {exact}, z = {z:.2}");
+    }
+}
