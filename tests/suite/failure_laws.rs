@@ -297,6 +297,8 @@ fn batched_exponential_stream_gives_the_times_of_one_draw_at_a_time() {
 
 /// Streams per law in the exact checks of the sampled laws below.
 const EXACT_STREAMS: u64 = 20_000;
+/// Streams per law and sampler in the exact failure-count check (fourteen cases).
+const COUNT_STREAMS: u64 = 10_000;
 
 /// A stationary renewal process has E N(0, t] = t/μ exactly, whatever the law (the
 /// equilibrium residual life makes the renewal rate constant in time; MODELS.md §2): so a
@@ -319,7 +321,7 @@ fn stationary_platforms_fail_at_the_summed_node_rate_exactly() {
             // renewals of replaced nodes count too.
             let window_s = 30.0 * law.mean_s() / nodes as f64;
             let model = platform(law.clone(), nodes, Start::Stationary, sampler);
-            let counts: Vec<f64> = (0..EXACT_STREAMS)
+            let counts: Vec<f64> = (0..COUNT_STREAMS)
                 .map(|rep| {
                     let mut stream = model.stream(stream_rng(21, rep, 0), 0.0);
                     let mut n = 0.0;
@@ -348,7 +350,7 @@ fn stationary_platforms_fail_at_the_summed_node_rate_exactly() {
     let job = FailureModel::JobRenewal { law: Law::gamma(1e4, 0.4).unwrap(), start: Start::Stationary };
     for model in [lemons, job] {
         let window_s = 30.0 * model.mtbf_s();
-        let counts: Vec<f64> = (0..EXACT_STREAMS)
+        let counts: Vec<f64> = (0..COUNT_STREAMS)
             .map(|rep| {
                 let mut stream = model.stream(stream_rng(24, rep, 0), 0.0);
                 let mut n = 0.0;
