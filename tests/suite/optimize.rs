@@ -22,10 +22,8 @@ fn argmin(f: impl Fn(f64) -> f64, around_s: f64) -> f64 {
     fine.min_by(|a, b| f(*a).total_cmp(&f(*b))).unwrap()
 }
 
-fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option<f64>) {
-    let young = analytic::young_interval_s(point.job.checkpoint_s, point.failures.mtbf_s());
-    let t_star = argmin(&exact, young);
-    let o = optimize(point, REPS, seed).expect("optimizes");
+/// The search's range of intervals not significantly worse than the best holds `t_star` (s).
+fn assert_brackets(o: &ckptsim::optimize::Optimum, t_star: f64) {
     assert!(
         o.interval_ci_low_s <= t_star && t_star <= o.interval_ci_high_s,
         "exact optimum {t_star} s outside [{}, {}] (best {})",
@@ -33,6 +31,13 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
         o.interval_ci_high_s,
         o.best_interval_s
     );
+}
+
+fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option<f64>) {
+    let young = analytic::young_interval_s(point.job.checkpoint_s, point.failures.mtbf_s());
+    let t_star = argmin(&exact, young);
+    let o = optimize(point, REPS, seed).expect("optimizes");
+    assert_brackets(&o, t_star);
     let width = o.interval_ci_high_s - o.interval_ci_low_s;
     if let Some(share) = max_width {
         assert!(width < share * t_star, "interval {width} s is not narrower than {share} of {t_star} s");
@@ -171,13 +176,7 @@ fn a_short_mtbf_search_ends_and_brackets_the_exact_optimum() {
     let young = analytic::young_interval_s(p.job.checkpoint_s, m);
     let t_star = argmin(|t| analytic::finite_work_overhead(&p.job, t, m), young);
     let o = optimize(p, SHORT_MTBF_REPS, 3).expect("the search ends");
-    assert!(
-        o.interval_ci_low_s <= t_star && t_star <= o.interval_ci_high_s,
-        "exact optimum {t_star} s outside [{}, {}] (best {})",
-        o.interval_ci_low_s,
-        o.interval_ci_high_s,
-        o.best_interval_s
-    );
+    assert_brackets(&o, t_star);
     assert!(o.curve.iter().all(|(t, _, _)| *t <= 4.0 * m), "no candidate beyond 4 M");
     // The refinement grid is made of equal chunkings (3,300 chunks here: too many to add
     // them all), so the best is one: W / T is a whole number of chunks.
