@@ -156,6 +156,18 @@ pub struct TraceStatsArgs {
     pub format: Format,
 }
 
+/// The master seed and the worker threads of a simulating command (`run`, `optimize`,
+/// `efficiency`): the seed changes the result, the thread count never does.
+#[derive(Debug, clap::Args)]
+pub struct RunControl {
+    /// Master seed (overrides the scenario's run.seed).
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
+    pub seed: Option<u64>,
+    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
+    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
+    pub threads: Option<usize>,
+}
+
 /// Arguments of `ckptsim validate`.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -179,12 +191,9 @@ pub struct OptimizeArgs {
     /// and 10,000).
     #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
-    /// Master seed (overrides the scenario's run.seed).
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
-    pub seed: Option<u64>,
-    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
-    pub threads: Option<usize>,
+    /// Seed and threads.
+    #[command(flatten)]
+    pub control: RunControl,
     /// Override a scenario key (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
@@ -211,12 +220,9 @@ pub struct RunArgs {
     /// Run until every point's 95% CI half-width of the overhead is at most this.
     #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<f64>("a finite number > 0"))]
     pub precision: Option<f64>,
-    /// Master seed (overrides the scenario's run.seed).
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
-    pub seed: Option<u64>,
-    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
-    pub threads: Option<usize>,
+    /// Seed and threads.
+    #[command(flatten)]
+    pub control: RunControl,
     /// Override a scenario key, for example --set job.checkpoint="300 s" (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
@@ -443,7 +449,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             args.scenarios.len()
         )));
     }
-    let pool = thread_pool(args.threads)?;
+    let pool = thread_pool(args.control.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
     distinct_names(scenarios.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
@@ -477,7 +483,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     }
     let mut stdout = std::io::stdout().lock();
     for (i, (sc, &stop)) in scenarios.iter().zip(&stops).enumerate() {
-        let seed = args.seed.unwrap_or(sc.run.seed);
+        let seed = args.control.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} replications, {per_sec}, ETA {eta}")
@@ -706,8 +712,8 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         (None, Stop::Replications(n)) => n.max(OPTIMIZE_DEFAULT_REPLICATIONS),
         (None, Stop::Precision(_)) => OPTIMIZE_DEFAULT_REPLICATIONS,
     };
-    let seed = args.seed.unwrap_or(sc.run.seed);
-    let pool = thread_pool(args.threads)?;
+    let seed = args.control.seed.unwrap_or(sc.run.seed);
+    let pool = thread_pool(args.control.threads)?;
     let cases = crate::optimize::cases(&sc);
     let file = |suffix: &str| args.out.join(format!("{}-optimize{suffix}", sc.name));
     // One search writes <name>-optimize.{json,csv,svg}; several write the summary as

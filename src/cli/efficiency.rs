@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, THREADS_ACCEPTED, create_out_dir, distinct_names, no_folder_at, number_arg, thread_pool, usage};
+use super::{Format, create_out_dir, distinct_names, no_folder_at, number_arg, thread_pool, usage};
 use crate::efficiency;
 use crate::report::{self, efficiency::EfficiencyReport};
 
@@ -21,12 +21,9 @@ pub struct EfficiencyArgs {
     /// default 200).
     #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 2"))]
     pub reps: Option<u64>,
-    /// Master seed (overrides the scenario's run.seed).
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 0 to 2⁶⁴ − 1"))]
-    pub seed: Option<u64>,
-    /// Worker threads, 1 to 1024 (default: all cores). The result does not depend on it.
-    #[arg(long, allow_negative_numbers = true, value_parser = number_arg::<usize>(THREADS_ACCEPTED))]
-    pub threads: Option<usize>,
+    /// Seed and threads.
+    #[command(flatten)]
+    pub control: super::RunControl,
     /// Override a key, for example --set machine.failure_rate=3e-5 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
@@ -91,7 +88,7 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     if let Some(n) = args.reps.filter(|&n| n < 2) {
         return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2")));
     }
-    let pool = thread_pool(args.threads)?;
+    let pool = thread_pool(args.control.threads)?;
     let sets = args.sets();
     // Validate every input (and read every schedule) before running any.
     let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
@@ -104,7 +101,7 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);
-        let seed = args.seed.unwrap_or(sc.seed);
+        let seed = args.control.seed.unwrap_or(sc.seed);
         // Replications of every point: the bar moves within a point, not only between them.
         let total = reps.saturating_mul(sc.points.len() as u64);
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
