@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, Origin, Result};
+use crate::error::{Error, Result};
 use crate::scenario::{
     DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
     parse_duration_s, parse_quantity, scenario_error,
@@ -392,11 +392,8 @@ pub fn is_scenario(path: &Path) -> bool {
 /// with the Frontier parameters; then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
     if is_scenario(path) {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {
-            origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
-            key: None,
-            message: format!("cannot read the scenario file: {e}"),
-        })?;
+        // The reader `ckptsim run` uses, so a file that is not UTF-8 is located the same way.
+        let text = crate::scenario::read_text(path)?;
         parse(&text, path, sets)
     } else {
         from_schedule(path, sets)
@@ -490,6 +487,19 @@ fn build(
     let file = base.schedule.file.clone();
     let written = Path::new(&file);
     let from_set = set_origin("schedule.file").is_some();
+    if file.trim().is_empty() {
+        return Err(fail(
+            field(
+                "schedule.file",
+                format!(
+                    "the path is empty{}: accepted is the path of a schedule CSV, for example \
+                     file = \"schedules/small.csv\" (relative to the scenario file's folder)",
+                    if file.is_empty() { "" } else { " (only spaces)" }
+                ),
+            ),
+            &[],
+        ));
+    }
     let resolved = if written.is_absolute() || from_set { written.to_path_buf() } else { base_dir.join(written) };
     if !resolved.is_file() {
         let rule = if from_set {

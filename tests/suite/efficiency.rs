@@ -461,3 +461,29 @@ fn bad_sweeps() {
     rejects(&sweep(r#""machine.failure_rate" = [1e-4, 10]"#), &[], &["bad.toml:25:33", "practically never completes"]);
     rejects(GOOD, &["--set", "sweep.policy.factor=[1]"], &["sweeps cannot be set"]);
 }
+
+/// An empty schedule path says so (it printed `no such file:  (` or named the scenario's
+/// folder as "a folder, not a file").
+#[test]
+fn an_empty_schedule_path() {
+    rejects(GOOD, &["--set", "schedule.file="], &["--set schedule.file=", "key `schedule.file`", "the path is empty"]);
+    rejects(&with(r#"file = "jobs.csv""#, r#"file = """#), &[], &["bad.toml:16:8", "the path is empty"]);
+}
+
+/// An efficiency study that is not UTF-8 is located at its first bad byte, as `ckptsim run`
+/// locates a run scenario.
+#[test]
+fn a_study_that_is_not_text() {
+    let mut bytes = GOOD.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# caf\xe9\n");
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("bad.toml"), bytes).unwrap();
+    fs::write(tmp.path().join("jobs.csv"), GOOD_CSV).unwrap();
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["efficiency", tmp.path().join("bad.toml").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let at = format!("bad.toml:{}:6", GOOD.lines().count() + 1);
+    assert!(stderr.contains(&at) && stderr.contains("0xE9 is not UTF-8"), "{stderr}");
+    assert!(!out.exists(), "{out:?}");
+}
