@@ -49,7 +49,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::scenario::{
     DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
-    parse_duration_s, parse_quantity, scenario_error,
+    parse_duration_s, parse_quantity, scenario_error, shorten, shown_number,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -114,13 +114,14 @@ fn bare(n: &str, what: &str, example: &str) -> String {
     format!("the bare number {n} is not a {what}: give it a unit, for example \"{n} {example}\"")
 }
 
-/// A size as written: a string with a unit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bytes(f64);
+/// A size as written: a string with a unit, read as bytes, and the text (trimmed) for messages.
+#[derive(Debug, Clone, PartialEq)]
+struct Bytes(f64, String);
 
-/// A bandwidth as written: a string "size/time".
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bandwidth(f64);
+/// A bandwidth as written: a string "size/time", read as bytes per second, and the text
+/// (trimmed) for messages.
+#[derive(Debug, Clone, PartialEq)]
+struct Bandwidth(f64, String);
 
 /// A plain number (integer or float); strings are rejected with a clear message.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -137,7 +138,7 @@ macro_rules! unit_visitor {
                         f.write_str($expecting)
                     }
                     fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<$ty, E> {
-                        $parse(s).map($ty).map_err(E::custom)
+                        $parse(s).map(|v| $ty(v, s.trim().to_string())).map_err(E::custom)
                     }
                     fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<$ty, E> {
                         Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
@@ -146,7 +147,7 @@ macro_rules! unit_visitor {
                         Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
                     }
                     fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<$ty, E> {
-                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
+                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&shown_number(n), $what, $example))))
                     }
                 }
                 d.deserialize_any(V)
@@ -565,7 +566,31 @@ fn finite_at_least(key: &str, v: f64, zero_ok: bool, what: &str) -> std::result:
         Ok(v)
     } else {
         let range = if zero_ok { "≥ 0" } else { "> 0" };
-        Err(field(key, format!("{v} is out of range: accepted is a finite {what} {range}")))
+        Err(field(key, format!("{} is out of range: accepted is a finite {what} {range}", shown_number(v))))
+    }
+}
+
+/// `v` (a size or a bandwidth, `written` as in the scenario) if it is > 0, or ≥ 0 when
+/// `zero_ok`; else an error that repeats the value as written, with its unit, and the range.
+fn unit_at_least(
+    key: &str,
+    (v, written): (f64, &str),
+    zero_ok: bool,
+    what: &str,
+    example: &str,
+) -> std::result::Result<f64, FieldError> {
+    if v > 0.0 || (zero_ok && v == 0.0) {
+        // "-0 B" is zero: adding +0.0 turns −0.0 into +0.0.
+        Ok(v + 0.0)
+    } else {
+        let range = if zero_ok { "≥ 0" } else { "> 0" };
+        Err(field(
+            key,
+            format!(
+                "\"{}\" is out of range: accepted is a {what} {range}, with units, for example \"{example}\" ({SIZE_HINT})",
+                shorten(written)
+            ),
+        ))
     }
 }
 
@@ -582,12 +607,16 @@ fn resolve_point(
             Some(Real(r)) => finite_at_least("machine.failure_rate", r, false, "number of failures per node-hour")?,
             None => frontier.failure_rate_per_node_h,
         },
-        checkpoint_bytes: match m.checkpoint_bytes {
-            Some(Bytes(b)) => finite_at_least("machine.checkpoint_bytes", b, true, "size")?,
+        checkpoint_bytes: match &m.checkpoint_bytes {
+            Some(Bytes(b, written)) => {
+                unit_at_least("machine.checkpoint_bytes", (*b, written), true, "size", "200 GB")?
+            }
             None => frontier.checkpoint_bytes,
         },
-        bandwidth_bytes_per_s: match m.bandwidth {
-            Some(Bandwidth(b)) => finite_at_least("machine.bandwidth", b, false, "bandwidth")?,
+        bandwidth_bytes_per_s: match &m.bandwidth {
+            Some(Bandwidth(b, written)) => {
+                unit_at_least("machine.bandwidth", (*b, written), false, "bandwidth", "6 TB/s")?
+            }
             None => frontier.bandwidth_bytes_per_s,
         },
         storage: match m.storage {

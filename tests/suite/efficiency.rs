@@ -462,6 +462,33 @@ fn bad_sweeps() {
     rejects(GOOD, &["--set", "sweep.policy.factor=[1]"], &["sweeps cannot be set"]);
 }
 
+/// A negative or zero size or bandwidth is repeated as written, with its unit (it was shown
+/// in bytes without one: `-1000000000 is out of range`).
+#[test]
+fn out_of_range_sizes_keep_their_unit() {
+    rejects(
+        &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "-1 GB""#),
+        &[],
+        &["bad.toml:9:20", "key `machine.checkpoint_bytes`", "\"-1 GB\" is out of range", "accepted is a size ≥ 0"],
+    );
+    rejects(
+        GOOD,
+        &["--bandwidth", "-1 GB/s"],
+        &["--set machine.bandwidth=-1 GB/s", "\"-1 GB/s\" is out of range", "accepted is a bandwidth > 0"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "0 TB/s""#),
+        &[],
+        &["bad.toml:10:13", "\"0 TB/s\" is out of range", "accepted is a bandwidth > 0"],
+    );
+    // Plain numbers too small for plain decimals are shown in scientific notation.
+    rejects(
+        &with("failure_rate = 1e-4", "failure_rate = -1e-320"),
+        &[],
+        &["bad.toml:8:16", "-1e-320 is out of range", "> 0"],
+    );
+}
+
 /// An empty schedule path says so (it printed `no such file:  (` or named the scenario's
 /// folder as "a folder, not a file").
 #[test]
