@@ -462,6 +462,84 @@ fn bad_sweeps() {
     rejects(GOOD, &["--set", "sweep.policy.factor=[1]"], &["sweeps cannot be set"]);
 }
 
+/// A rate, bandwidth, size or factor so tiny (or large) that a quantity computed from it
+/// underflows or overflows is blamed on that key, with the value and what is accepted; the
+/// error used to blame `machine.checkpoint_bytes` whatever the user wrote.
+#[test]
+fn tiny_rates_and_bandwidths_blame_their_own_key() {
+    rejects(
+        &with("failure_rate = 1e-4", "failure_rate = 1e-320"),
+        &[],
+        &["bad.toml:8:16", "key `machine.failure_rate`", "1e-320 per node-hour is too small", "≥ 1e-308"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "1e-320 GB/s""#),
+        &[],
+        &[
+            "bad.toml:10:13",
+            "key `machine.bandwidth`",
+            "too slow",
+            "accepted for this checkpoint size and schedule is a bandwidth ≥",
+        ],
+    );
+    rejects(
+        GOOD,
+        &["--set", "machine.bandwidth=1e-300 B/s"],
+        &["--set machine.bandwidth=1e-300 B/s", "key `machine.bandwidth`", "1e-300 B/s is too slow"],
+    );
+    rejects(
+        &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "1e-320 B""#),
+        &[],
+        &["bad.toml:9:20", "key `machine.checkpoint_bytes`", "1e-320 B per node", "underflows", "checkpoint_bytes ≥"],
+    );
+    rejects(
+        &with("factor = 1.0", "factor = 1e-320"),
+        &[],
+        &["bad.toml:22:10", "key `policy.factor`", "1e-320 gives", "underflows", "accepted here is a factor from"],
+    );
+    rejects(
+        &with("factor = 1.0", "factor = 1.7e308"),
+        &[],
+        &["bad.toml:22:10", "key `policy.factor`", "1.7e308 gives", "overflows", "accepted here is a factor from"],
+    );
+}
+
+/// A tiny duration in a schedule or a tiny runtime ratio is refused with its value and why
+/// (it was reported as a job using 0 node-hours, blaming the ratio, or ran on).
+#[test]
+fn tiny_durations_say_their_value() {
+    let h = "Node Count,Requested Duration,Actual Duration\n";
+    rejects_csv(
+        &format!("{h}16,1e-320,0\n16,3600,1800\n"),
+        &["jobs.csv:2:", "key `Requested Duration`", "`1e-320` s is too short", "underflows", "at least 1e-300"],
+    );
+    rejects_csv(
+        &format!("{h}16,3600,1e-320\n512,3600,0\n"),
+        &["jobs.csv:2:", "key `Actual Duration`", "`1e-320` s is too short", "≥ 0 (0, or at least 1e-300)"],
+    );
+    for tiny in ["1e-320", "5e-324"] {
+        rejects(
+            &with(r#"runtime_ratio = "usage-weighted""#, &format!("runtime_ratio = {tiny}")),
+            &[],
+            &[
+                "bad.toml:17:17",
+                "key `schedule.runtime_ratio`",
+                &format!("{tiny} is out of range: the 16-node jobs of 3600 s requested"),
+                "underflows",
+                "accepted for this schedule is a ratio from",
+            ],
+        );
+    }
+    // Actual durations that are not 0 but negligible next to the requested ones.
+    rejects_in(
+        "bad.toml",
+        GOOD,
+        "nodes,requested_s,actual_s\n1,1e300,1e-300\n",
+        &[],
+        &["bad.toml:17:17", "schedule.runtime_ratio", "the quotient underflows to 0", "at most 1e-300 s"],
+    );
+}
+
 /// A negative or zero size or bandwidth is repeated as written, with its unit (it was shown
 /// in bytes without one: `-1000000000 is out of range`).
 #[test]
