@@ -46,10 +46,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, Origin, Result};
+use crate::error::{Error, Result};
 use crate::scenario::{
     DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
-    parse_duration_s, parse_quantity, scenario_error,
+    parse_duration_s, parse_quantity, scenario_error, shorten, shown_number,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -77,6 +77,10 @@ const SIZE_HINT: &str = "units: B, kB, MB, GB, TB, KiB, MiB, GiB, TiB";
 /// never completes, the model's restart cost is astronomically large and a simulation would
 /// not end in reasonable time.
 pub const MAX_RESTART_EXPOSURE: f64 = 12.0;
+
+/// The smallest failure rate R₀ accepted (per node-hour): below it the mean usage between
+/// failures, 1/R₀, overflows.
+pub const MIN_FAILURE_RATE: f64 = 1e-308;
 
 /// The most segments (checkpoints) a job may be cut into.
 pub const MAX_SEGMENTS: f64 = 1e12;
@@ -114,13 +118,14 @@ fn bare(n: &str, what: &str, example: &str) -> String {
     format!("the bare number {n} is not a {what}: give it a unit, for example \"{n} {example}\"")
 }
 
-/// A size as written: a string with a unit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bytes(f64);
+/// A size as written: a string with a unit, read as bytes, and the text (trimmed) for messages.
+#[derive(Debug, Clone, PartialEq)]
+struct Bytes(f64, String);
 
-/// A bandwidth as written: a string "size/time".
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bandwidth(f64);
+/// A bandwidth as written: a string "size/time", read as bytes per second, and the text
+/// (trimmed) for messages.
+#[derive(Debug, Clone, PartialEq)]
+struct Bandwidth(f64, String);
 
 /// A plain number (integer or float); strings are rejected with a clear message.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -137,7 +142,7 @@ macro_rules! unit_visitor {
                         f.write_str($expecting)
                     }
                     fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<$ty, E> {
-                        $parse(s).map($ty).map_err(E::custom)
+                        $parse(s).map(|v| $ty(v, s.trim().to_string())).map_err(E::custom)
                     }
                     fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<$ty, E> {
                         Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
@@ -146,7 +151,7 @@ macro_rules! unit_visitor {
                         Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
                     }
                     fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<$ty, E> {
-                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
+                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&shown_number(n), $what, $example))))
                     }
                 }
                 d.deserialize_any(V)
@@ -392,11 +397,8 @@ pub fn is_scenario(path: &Path) -> bool {
 /// with the Frontier parameters; then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
     if is_scenario(path) {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Scenario {
-            origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
-            key: None,
-            message: format!("cannot read the scenario file: {e}"),
-        })?;
+        // The reader `ckptsim run` uses, so a file that is not UTF-8 is located the same way.
+        let text = crate::scenario::read_text(path)?;
         parse(&text, path, sets)
     } else {
         from_schedule(path, sets)
@@ -490,6 +492,19 @@ fn build(
     let file = base.schedule.file.clone();
     let written = Path::new(&file);
     let from_set = set_origin("schedule.file").is_some();
+    if file.trim().is_empty() {
+        return Err(fail(
+            field(
+                "schedule.file",
+                format!(
+                    "the path is empty{}: accepted is the path of a schedule CSV, for example \
+                     file = \"schedules/small.csv\" (relative to the scenario file's folder)",
+                    if file.is_empty() { "" } else { " (only spaces)" }
+                ),
+            ),
+            &[],
+        ));
+    }
     let resolved = if written.is_absolute() || from_set { written.to_path_buf() } else { base_dir.join(written) };
     if !resolved.is_file() {
         let rule = if from_set {
@@ -519,7 +534,7 @@ fn build(
         let labels = sweep.labels(&combo);
         let point = resolve_point(index, labels, &raw, &schedule).map_err(|f| fail(f, &combo))?;
         let types = job_types(&mut cached_types, &schedule, point.runtime_ratio);
-        check_point(&point, types).map_err(|f| fail(f, &combo))?;
+        check_point(&point, types, &schedule).map_err(|f| fail(f, &combo))?;
         points.push(point);
     }
 
@@ -555,7 +570,31 @@ fn finite_at_least(key: &str, v: f64, zero_ok: bool, what: &str) -> std::result:
         Ok(v)
     } else {
         let range = if zero_ok { "≥ 0" } else { "> 0" };
-        Err(field(key, format!("{v} is out of range: accepted is a finite {what} {range}")))
+        Err(field(key, format!("{} is out of range: accepted is a finite {what} {range}", shown_number(v))))
+    }
+}
+
+/// `v` (a size or a bandwidth, `written` as in the scenario) if it is > 0, or ≥ 0 when
+/// `zero_ok`; else an error that repeats the value as written, with its unit, and the range.
+fn unit_at_least(
+    key: &str,
+    (v, written): (f64, &str),
+    zero_ok: bool,
+    what: &str,
+    example: &str,
+) -> std::result::Result<f64, FieldError> {
+    if v > 0.0 || (zero_ok && v == 0.0) {
+        // "-0 B" is zero: adding +0.0 turns −0.0 into +0.0.
+        Ok(v + 0.0)
+    } else {
+        let range = if zero_ok { "≥ 0" } else { "> 0" };
+        Err(field(
+            key,
+            format!(
+                "\"{}\" is out of range: accepted is a {what} {range}, with units, for example \"{example}\" ({SIZE_HINT})",
+                shorten(written)
+            ),
+        ))
     }
 }
 
@@ -569,15 +608,34 @@ fn resolve_point(
     let frontier = Machine::frontier();
     let machine = Machine {
         failure_rate_per_node_h: match m.failure_rate {
-            Some(Real(r)) => finite_at_least("machine.failure_rate", r, false, "number of failures per node-hour")?,
+            Some(Real(r)) => {
+                let r = finite_at_least("machine.failure_rate", r, false, "number of failures per node-hour")?;
+                // 1/R₀ (the mean usage between failures) must be finite for every cadence.
+                if r < MIN_FAILURE_RATE {
+                    return Err(field(
+                        "machine.failure_rate",
+                        format!(
+                            "{} per node-hour is too small: the mean usage between failures, 1/R₀ node-hours, \
+                             overflows (beyond the largest number, about 1.8e308); accepted is a finite number of \
+                             failures per node-hour ≥ {MIN_FAILURE_RATE:e}",
+                            shown_number(r)
+                        ),
+                    ));
+                }
+                r
+            }
             None => frontier.failure_rate_per_node_h,
         },
-        checkpoint_bytes: match m.checkpoint_bytes {
-            Some(Bytes(b)) => finite_at_least("machine.checkpoint_bytes", b, true, "size")?,
+        checkpoint_bytes: match &m.checkpoint_bytes {
+            Some(Bytes(b, written)) => {
+                unit_at_least("machine.checkpoint_bytes", (*b, written), true, "size", "200 GB")?
+            }
             None => frontier.checkpoint_bytes,
         },
-        bandwidth_bytes_per_s: match m.bandwidth {
-            Some(Bandwidth(b)) => finite_at_least("machine.bandwidth", b, false, "bandwidth")?,
+        bandwidth_bytes_per_s: match &m.bandwidth {
+            Some(Bandwidth(b, written)) => {
+                unit_at_least("machine.bandwidth", (*b, written), false, "bandwidth", "6 TB/s")?
+            }
             None => frontier.bandwidth_bytes_per_s,
         },
         storage: match m.storage {
@@ -629,12 +687,29 @@ fn resolve_point(
         },
     };
     if !(runtime_ratio > 0.0 && runtime_ratio.is_finite()) {
+        let all_zero = schedule.jobs.iter().all(|j| j.actual_s == Some(0.0));
+        let why = if all_zero {
+            "every job's actual duration is 0, so every job time would be 0".to_string()
+        } else {
+            let largest = schedule.jobs.iter().filter_map(|j| j.actual_s).fold(0.0, f64::max);
+            format!(
+                "the quotient {} (the actual durations, at most {} s, against requested ones of up to {} s)",
+                if runtime_ratio == 0.0 {
+                    "underflows to 0, so every job time would be 0"
+                } else {
+                    "is out of the numbers' range, so no job time would be finite"
+                },
+                shown_number(largest),
+                shown_number(schedule.jobs.iter().map(|j| j.requested_s).fold(0.0, f64::max))
+            )
+        };
         return Err(field(
             "schedule.runtime_ratio",
             format!(
-                "the usage-weighted ratio Σ N·T_actual / Σ N·T_requested of {} is {runtime_ratio}: every job's \
-                 actual duration is 0, so every job time would be 0; give the ratio as a number > 0",
-                schedule.path.display()
+                "the usage-weighted ratio Σ N·T_actual / Σ N·T_requested of {} is {}: {why}; give the ratio \
+                 as a number > 0",
+                schedule.path.display(),
+                shown_number(runtime_ratio)
             ),
         ));
     }
@@ -643,22 +718,85 @@ fn resolve_point(
 
 /// Checks that every job type of `types` has a plan the model and the engine can play, so
 /// that [`JobPlan::new`] cannot panic and the simulation ends.
-fn check_point(p: &EfficiencyPoint, types: &[JobType]) -> std::result::Result<(), FieldError> {
+fn check_point(p: &EfficiencyPoint, types: &[JobType], schedule: &Schedule) -> std::result::Result<(), FieldError> {
     let m = &p.machine;
     for t in types {
         let usage = t.usage_nh();
-        if !(usage.is_finite() && usage > 0.0) {
-            return Err(field(
-                "schedule.runtime_ratio",
-                format!(
-                    "{} is out of range: the {}-node jobs would use {usage} node-hours; accepted is a ratio that \
-                     keeps every job's usage finite",
-                    p.runtime_ratio, t.nodes
-                ),
-            ));
+        // Not only 0: a usage below the normal range (subnormal) has lost its precision.
+        if !usage.is_normal() {
+            return Err(ratio_out_of_range(p, t, schedule));
         }
         if let Some(u_c) = m.u_c(t.nodes, p.cadence, p.factor) {
             let u_chk = m.u_chk(t.nodes);
+            // N² on shared storage, N on node-local storage: u_chk = scale · bytes / bandwidth / 3600.
+            let scale = |nodes: u64| match m.storage {
+                Storage::Shared => nodes as f64 * nodes as f64,
+                Storage::Local => nodes as f64,
+            };
+            if !u_chk.is_finite() {
+                // The least bandwidth at which bytes/bandwidth, and u_chk of the largest jobs, are finite.
+                let largest = types.iter().map(|t| t.nodes).max().unwrap_or(t.nodes);
+                let least = m.checkpoint_bytes / f64::MAX * (scale(largest) / 3600.0).max(1.0) * (1.0 + 1e-3);
+                return Err(field(
+                    "machine.bandwidth",
+                    format!(
+                        "{} B/s is too slow for checkpoint_bytes = {} B per node: a checkpoint of the {}-node jobs \
+                         would use u_chk = (bytes / bandwidth) · {} / 3600 node-hours, beyond the largest number \
+                         (about 1.8e308); accepted for this checkpoint size and schedule is a bandwidth ≥ {} B/s",
+                        shown_number(m.bandwidth_bytes_per_s),
+                        shown_number(m.checkpoint_bytes),
+                        t.nodes,
+                        if m.storage == Storage::Shared { "N²" } else { "N" },
+                        sig(least)
+                    ),
+                ));
+            }
+            if m.checkpoint_bytes > 0.0 && !u_chk.is_normal() {
+                // The least size at which u_chk reaches the smallest normal number.
+                // Types come by node count, so these are the smallest jobs: the bound holds for all.
+                let least = f64::MIN_POSITIVE * 3600.0 * m.bandwidth_bytes_per_s / scale(t.nodes) * (1.0 + 1e-3);
+                return Err(field(
+                    "machine.checkpoint_bytes",
+                    format!(
+                        "{} B per node is so small that a checkpoint of the {}-node jobs, u_chk = (bytes / \
+                         bandwidth) · {} / 3600, underflows to {} node-hours (below the smallest normal number, \
+                         about 2.2e-308): policy.cadence = \"{}\" needs a checkpoint cost > 0; accepted at this \
+                         bandwidth ({} B/s) is checkpoint_bytes ≥ {} B, or 0 B with policy.cadence = \"none\"",
+                        shown_number(m.checkpoint_bytes),
+                        t.nodes,
+                        if m.storage == Storage::Shared { "N²" } else { "N" },
+                        shown_number(u_chk),
+                        cadence_name(p.cadence),
+                        shown_number(m.bandwidth_bytes_per_s),
+                        sig(least)
+                    ),
+                ));
+            }
+            let base = m.u_c(t.nodes, p.cadence, 1.0).unwrap_or(f64::NAN);
+            if u_chk > 0.0 && base.is_normal() && !u_c.is_normal() {
+                // The cadence at factor 1 is fine: the factor pushed it out of range. The accepted
+                // factors keep every job type's cadence in range.
+                let bases: Vec<f64> = types.iter().filter_map(|t| m.u_c(t.nodes, p.cadence, 1.0)).collect();
+                let (low, high) =
+                    (bases.iter().copied().fold(f64::INFINITY, f64::min), bases.iter().copied().fold(0.0, f64::max));
+                return Err(field(
+                    "policy.factor",
+                    format!(
+                        "{} gives the {}-node jobs a cadence u_c = factor × {} = {} node-hours, which {}; accepted \
+                         here is a factor {}",
+                        shown_number(p.factor),
+                        t.nodes,
+                        sig(base),
+                        shown_number(u_c),
+                        if u_c.is_finite() {
+                            "underflows (below the smallest normal number, about 2.2e-308)"
+                        } else {
+                            "overflows (beyond the largest number, about 1.8e308)"
+                        },
+                        accepted_range(f64::MIN_POSITIVE / low * (1.0 + 1e-3), f64::MAX / high * (1.0 - 1e-3))
+                    ),
+                ));
+            }
             if !(u_c > 0.0 && u_c.is_finite() && u_chk.is_finite()) {
                 return Err(field(
                     "machine.checkpoint_bytes",
@@ -709,6 +847,52 @@ fn check_point(p: &EfficiencyPoint, types: &[JobType]) -> std::result::Result<()
         }
     }
     Ok(())
+}
+
+/// The error for a runtime ratio at which the jobs of type `t` have a usage N·T that is 0,
+/// below the normal range or not finite: the ratio, the job, and the ratios accepted.
+fn ratio_out_of_range(p: &EfficiencyPoint, t: &JobType, schedule: &Schedule) -> FieldError {
+    let r = p.runtime_ratio;
+    // N·T at r = 1 (node-hours), over the schedule: r·(smallest) must be normal, r·(largest) finite.
+    let usage_at_1 = |j: &crate::schedule::ScheduleJob| j.nodes as f64 * (j.requested_s / 3600.0);
+    let smallest = schedule.jobs.iter().map(usage_at_1).fold(f64::INFINITY, f64::min);
+    let largest = schedule.jobs.iter().map(usage_at_1).fold(0.0, f64::max);
+    let requested_s = schedule
+        .jobs
+        .iter()
+        .filter(|j| j.nodes == t.nodes)
+        .map(|j| j.requested_s)
+        .find(|&s| (s / 3600.0 * r).to_bits() == t.duration_h.to_bits());
+    let source = match p.runtime_ratio_source {
+        RatioSource::Given => String::new(),
+        _ => format!(" (the usage-weighted ratio of {})", schedule.path.display()),
+    };
+    let usage = t.usage_nh();
+    field(
+        "schedule.runtime_ratio",
+        format!(
+            "{}{source} is out of range: the {}-node jobs{} would use N·T = N × requested × r = {} node-hours, \
+             which {}; accepted for this schedule is a ratio {}",
+            shown_number(r),
+            t.nodes,
+            requested_s.map(|s| format!(" of {} s requested", shown_number(s))).unwrap_or_default(),
+            shown_number(usage),
+            if usage.is_finite() {
+                "underflows (below the smallest normal number, about 2.2e-308)"
+            } else {
+                "overflows (beyond the largest number, about 1.8e308)"
+            },
+            accepted_range(f64::MIN_POSITIVE / smallest * (1.0 + 1e-3), f64::MAX / largest * (1.0 - 1e-3))
+        ),
+    )
+}
+
+/// "from `lo` to `hi`", or "≥ `lo`" when `hi` is beyond the numbers' range. `lo` is raised
+/// to the smallest normal number (with a margin over the 4 digits shown): a value below it has
+/// lost its precision, whatever it multiplies.
+fn accepted_range(lo: f64, hi: f64) -> String {
+    let lo = lo.max(f64::MIN_POSITIVE * (1.0 + 1e-3));
+    if hi.is_finite() { format!("from {} to {}", sig(lo), sig(hi)) } else { format!("≥ {}", sig(lo)) }
 }
 
 /// `x` to 4 significant digits, in scientific notation outside [10⁻³, 10⁵).

@@ -10,8 +10,8 @@
 //! | column | Frontier name (`jobs2024.csv`) | simple name | unit | accepted values |
 //! | --- | --- | --- | --- | --- |
 //! | nodes, N | `Node Count` | `nodes` | nodes | whole number ≥ 1 |
-//! | requested wall time | `Requested Duration` | `requested_s` | s | finite, > 0 |
-//! | actual wall time (optional) | `Actual Duration` | `actual_s` | s | finite, ≥ 0 |
+//! | requested wall time | `Requested Duration` | `requested_s` | s | finite, > 0 (at least 1e-300) |
+//! | actual wall time (optional) | `Actual Duration` | `actual_s` | s | finite, ≥ 0 (0, or at least 1e-300) |
 //!
 //! ```text
 //! # a comment line; blank lines are skipped
@@ -75,6 +75,11 @@ impl JobType {
     }
 }
 
+/// The shortest non-zero duration a schedule may hold (s): far below any real job, and far
+/// enough above the smallest normal number (2.2e-308) that a job time in hours, scaled by the
+/// runtime ratio, neither underflows to 0 nor loses its precision.
+pub const MIN_DURATION_S: f64 = 1e-300;
+
 /// The accepted names of each column (compared trimmed and ignoring ASCII case).
 const NODES: [&str; 2] = ["Node Count", "nodes"];
 const REQUESTED: [&str; 2] = ["Requested Duration", "requested_s"];
@@ -110,8 +115,8 @@ fn column_of(name: &str) -> Option<Column> {
 /// Errors: [`Error::Io`] when the file cannot be read; [`Error::Scenario`] (exit code 2),
 /// naming the file, the 1-based line, the column (as written in the header) and the accepted
 /// range, for a malformed row, zero nodes, a negative or non-finite duration, a zero
-/// requested duration, a duration whose usage N·T overflows, an unknown, repeated or missing
-/// required column, and an empty schedule.
+/// requested duration, a non-zero duration below [`MIN_DURATION_S`], a duration whose usage
+/// N·T overflows, an unknown, repeated or missing required column, and an empty schedule.
 pub fn read_schedule(path: &Path) -> Result<Schedule, Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     parse_schedule(&bytes, path)
@@ -241,8 +246,21 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
             let name = &names[at];
             let text = record[at];
             let shown = shorten(text);
-            let accepted = if zero_ok { "a finite number of seconds ≥ 0" } else { "a finite number of seconds > 0" };
+            let accepted = if zero_ok {
+                "a finite number of seconds ≥ 0 (0, or at least 1e-300)"
+            } else {
+                "a finite number of seconds > 0 (at least 1e-300)"
+            };
             match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 && v < MIN_DURATION_S => Err(bad(
+                    line,
+                    Some(name),
+                    format!(
+                        "`{shown}` s is too short to compute with: in hours (÷ 3600), then scaled by the runtime \
+                         ratio, it underflows toward 0 (below the smallest normal number, about 2.2e-308); expected \
+                         {accepted}"
+                    ),
+                )),
                 Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) && (nodes as f64 * v).is_finite() => Ok(v),
                 Ok(v) if v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0)) => Err(bad(
                     line,

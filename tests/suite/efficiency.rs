@@ -461,3 +461,134 @@ fn bad_sweeps() {
     rejects(&sweep(r#""machine.failure_rate" = [1e-4, 10]"#), &[], &["bad.toml:25:33", "practically never completes"]);
     rejects(GOOD, &["--set", "sweep.policy.factor=[1]"], &["sweeps cannot be set"]);
 }
+
+/// A rate, bandwidth, size or factor so tiny (or large) that a quantity computed from it
+/// underflows or overflows is blamed on that key, with the value and what is accepted; the
+/// error used to blame `machine.checkpoint_bytes` whatever the user wrote.
+#[test]
+fn tiny_rates_and_bandwidths_blame_their_own_key() {
+    rejects(
+        &with("failure_rate = 1e-4", "failure_rate = 1e-320"),
+        &[],
+        &["bad.toml:8:16", "key `machine.failure_rate`", "1e-320 per node-hour is too small", "≥ 1e-308"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "1e-320 GB/s""#),
+        &[],
+        &[
+            "bad.toml:10:13",
+            "key `machine.bandwidth`",
+            "too slow",
+            "accepted for this checkpoint size and schedule is a bandwidth ≥",
+        ],
+    );
+    rejects(
+        GOOD,
+        &["--set", "machine.bandwidth=1e-300 B/s"],
+        &["--set machine.bandwidth=1e-300 B/s", "key `machine.bandwidth`", "1e-300 B/s is too slow"],
+    );
+    rejects(
+        &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "1e-320 B""#),
+        &[],
+        &["bad.toml:9:20", "key `machine.checkpoint_bytes`", "1e-320 B per node", "underflows", "checkpoint_bytes ≥"],
+    );
+    rejects(
+        &with("factor = 1.0", "factor = 1e-320"),
+        &[],
+        &["bad.toml:22:10", "key `policy.factor`", "1e-320 gives", "underflows", "accepted here is a factor from"],
+    );
+    rejects(
+        &with("factor = 1.0", "factor = 1.7e308"),
+        &[],
+        &["bad.toml:22:10", "key `policy.factor`", "1.7e308 gives", "overflows", "accepted here is a factor from"],
+    );
+}
+
+/// A tiny duration in a schedule or a tiny runtime ratio is refused with its value and why
+/// (it was reported as a job using 0 node-hours, blaming the ratio, or ran on).
+#[test]
+fn tiny_durations_say_their_value() {
+    let h = "Node Count,Requested Duration,Actual Duration\n";
+    rejects_csv(
+        &format!("{h}16,1e-320,0\n16,3600,1800\n"),
+        &["jobs.csv:2:", "key `Requested Duration`", "`1e-320` s is too short", "underflows", "at least 1e-300"],
+    );
+    rejects_csv(
+        &format!("{h}16,3600,1e-320\n512,3600,0\n"),
+        &["jobs.csv:2:", "key `Actual Duration`", "`1e-320` s is too short", "≥ 0 (0, or at least 1e-300)"],
+    );
+    for tiny in ["1e-320", "5e-324"] {
+        rejects(
+            &with(r#"runtime_ratio = "usage-weighted""#, &format!("runtime_ratio = {tiny}")),
+            &[],
+            &[
+                "bad.toml:17:17",
+                "key `schedule.runtime_ratio`",
+                &format!("{tiny} is out of range: the 16-node jobs of 3600 s requested"),
+                "underflows",
+                "accepted for this schedule is a ratio from",
+            ],
+        );
+    }
+    // Actual durations that are not 0 but negligible next to the requested ones.
+    rejects_in(
+        "bad.toml",
+        GOOD,
+        "nodes,requested_s,actual_s\n1,1e300,1e-300\n",
+        &[],
+        &["bad.toml:17:17", "schedule.runtime_ratio", "the quotient underflows to 0", "at most 1e-300 s"],
+    );
+}
+
+/// A negative or zero size or bandwidth is repeated as written, with its unit (it was shown
+/// in bytes without one: `-1000000000 is out of range`).
+#[test]
+fn out_of_range_sizes_keep_their_unit() {
+    rejects(
+        &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "-1 GB""#),
+        &[],
+        &["bad.toml:9:20", "key `machine.checkpoint_bytes`", "\"-1 GB\" is out of range", "accepted is a size ≥ 0"],
+    );
+    rejects(
+        GOOD,
+        &["--bandwidth", "-1 GB/s"],
+        &["--set machine.bandwidth=-1 GB/s", "\"-1 GB/s\" is out of range", "accepted is a bandwidth > 0"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "0 TB/s""#),
+        &[],
+        &["bad.toml:10:13", "\"0 TB/s\" is out of range", "accepted is a bandwidth > 0"],
+    );
+    // Plain numbers too small for plain decimals are shown in scientific notation.
+    rejects(
+        &with("failure_rate = 1e-4", "failure_rate = -1e-320"),
+        &[],
+        &["bad.toml:8:16", "-1e-320 is out of range", "> 0"],
+    );
+}
+
+/// An empty schedule path says so (it printed `no such file:  (` or named the scenario's
+/// folder as "a folder, not a file").
+#[test]
+fn an_empty_schedule_path() {
+    rejects(GOOD, &["--set", "schedule.file="], &["--set schedule.file=", "key `schedule.file`", "the path is empty"]);
+    rejects(&with(r#"file = "jobs.csv""#, r#"file = """#), &[], &["bad.toml:16:8", "the path is empty"]);
+}
+
+/// An efficiency study that is not UTF-8 is located at its first bad byte, as `ckptsim run`
+/// locates a run scenario.
+#[test]
+fn a_study_that_is_not_text() {
+    let mut bytes = GOOD.as_bytes().to_vec();
+    bytes.extend_from_slice(b"# caf\xe9\n");
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("bad.toml"), bytes).unwrap();
+    fs::write(tmp.path().join("jobs.csv"), GOOD_CSV).unwrap();
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["efficiency", tmp.path().join("bad.toml").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let at = format!("bad.toml:{}:6", GOOD.lines().count() + 1);
+    assert!(stderr.contains(&at) && stderr.contains("0xE9 is not UTF-8"), "{stderr}");
+    assert!(!out.exists(), "{out:?}");
+}
