@@ -185,7 +185,8 @@ pub struct ValidateArgs {
 /// Arguments of `ckptsim optimize`.
 #[derive(Debug, clap::Args)]
 pub struct OptimizeArgs {
-    /// A scenario file (TOML) with one point: use --set to fix swept keys.
+    /// A scenario file (TOML): one search, or one per combination of its swept keys other
+    /// than policy.* (use --set to fix a swept key).
     pub scenario: PathBuf,
     /// Replications behind every candidate interval (default: the larger of the scenario's
     /// and 10,000).
@@ -552,15 +553,20 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 }
                 if sharded.is_some() {
                     save(&progress)?;
-                    writeln!(
-                        stdout,
+                    let done = format!(
                         "{}: shard {} of {} done ({} replications): {}; combine the shards with `ckptsim merge`",
                         sc.name,
                         shard.index,
                         shard.count,
                         progress.done,
                         partial_path.display()
-                    )?;
+                    );
+                    // Only the table is for people: CSV and JSON on stdout stay parseable.
+                    if args.format == Format::Table {
+                        writeln!(stdout, "{done}")?;
+                    } else {
+                        eprintln!("{done}");
+                    }
                     continue;
                 }
                 if partial_path.exists() {
@@ -570,6 +576,11 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 runner::RunResult { replications: total, seed, summaries: progress.summaries }
             }
         };
+        // A blank line between two scenarios' Markdown: without it the next heading would
+        // read as a row of the table before it.
+        if i > 0 && args.format == Format::Markdown {
+            writeln!(stdout).context("writing to stdout")?;
+        }
         write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
         // A signal while the results were written (plots can take a while) waited for the
         // files to be whole; it still ends the command before the next scenario.

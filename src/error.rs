@@ -18,6 +18,8 @@ pub enum Origin {
     },
     /// A `--set KEY=VALUE` argument, as given.
     Set(String),
+    /// A shorthand flag for a `--set` with its value, as given (`--bandwidth -3 GB/s`).
+    Flag(String),
 }
 
 impl fmt::Display for Origin {
@@ -27,6 +29,7 @@ impl fmt::Display for Origin {
             Origin::File { path, line: Some(l), column: None } => write!(f, "{}:{l}", path.display()),
             Origin::File { path, .. } => write!(f, "{}", path.display()),
             Origin::Set(arg) => write!(f, "--set {arg}"),
+            Origin::Flag(arg) => write!(f, "{arg}"),
         }
     }
 }

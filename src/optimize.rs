@@ -85,6 +85,46 @@ pub struct FormulaRegret {
     pub variance_reduction: f64,
 }
 
+/// How a formula's interval compares with the best one found, by the 95% interval of the
+/// paired regret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The regret's interval lies above zero: significantly worse than the best.
+    Worse,
+    /// The regret's interval holds zero: not distinguishable from the best.
+    Tie,
+    /// The regret's interval lies below zero: better than every candidate of the grid (the
+    /// best lies between two of them).
+    Better,
+}
+
+impl Verdict {
+    /// The word shown in tables: `worse`, `tie` or `better`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Worse => "worse",
+            Verdict::Tie => "tie",
+            Verdict::Better => "better",
+        }
+    }
+}
+
+impl FormulaRegret {
+    /// Whether this interval is significantly worse than the best, as good, or better. Being
+    /// inside the best's range [`Optimum::interval_ci_low_s`, `interval_ci_high_s`] does not
+    /// make an interval a tie: the range is of equal chunkings W/k, and an interval between
+    /// two of them ends in a short chunk that can cost a whole checkpoint write more.
+    pub fn verdict(&self) -> Verdict {
+        if self.regret_ci_low > 0.0 {
+            Verdict::Worse
+        } else if self.regret_ci_high < 0.0 {
+            Verdict::Better
+        } else {
+            Verdict::Tie
+        }
+    }
+}
+
 /// What `ckptsim optimize` reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Optimum {
@@ -96,6 +136,11 @@ pub struct Optimum {
     pub interval_ci_low_s: f64,
     /// The largest interval not significantly worse than the best (s).
     pub interval_ci_high_s: f64,
+    /// Where every interval not significantly worse is an equal chunking of the work W/k (as
+    /// on the refinement grid), the chunk counts k of the range's ends: (at
+    /// `interval_ci_high_s`, at `interval_ci_low_s`). An interval between two equal chunkings
+    /// is not covered by the range: it ends in a short chunk, and may be significantly worse.
+    pub chunks: Option<(u64, u64)>,
     /// Mean overhead at the best interval.
     pub best_overhead_mean: f64,
     /// Its 95% half-width.
@@ -451,6 +496,11 @@ fn optimize_keeping(
     let (best, not_worse) = judge(&grid).or_else(|| judge(&seen)).expect("the scan has a feasible candidate");
     let interval_ci_low_s = not_worse.iter().copied().fold(f64::INFINITY, f64::min);
     let interval_ci_high_s = not_worse.iter().copied().fold(0.0, f64::max);
+    let chunk_count = |t: f64| (w / t).round().max(1.0);
+    let chunks = not_worse
+        .iter()
+        .all(|&t| (w / chunk_count(t) - t).abs() <= 1e-12 * t)
+        .then(|| (chunk_count(interval_ci_high_s) as u64, chunk_count(interval_ci_low_s) as u64));
 
     let delta = point.job.checkpoint_s;
     let exact = match point.job.checkpoint_exposure {
@@ -506,6 +556,7 @@ fn optimize_keeping(
         best_interval_s: best.interval_s,
         interval_ci_low_s,
         interval_ci_high_s,
+        chunks,
         best_overhead_mean: best.mean,
         best_overhead_half_width: best.half_width,
         formulas,

@@ -107,7 +107,7 @@ impl<'a> Report<'a> {
             let mut cells = vec![p.index.to_string()];
             cells.extend(p.labels.iter().cloned());
             let (model, z) = match self.models[i] {
-                Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
+                Some((_, v)) => (format!("{v:.5}"), z_cell(o.mean, v, o.se)),
                 None => (String::new(), String::new()),
             };
             cells.extend([
@@ -284,14 +284,17 @@ impl<'a> Report<'a> {
             "failures".into(),
         ]);
         let mut rows = vec![header];
+        // Whether some point has a model but no z (no spread): the footer says why.
+        let mut without_z = false;
         for (i, (p, s)) in pairs.iter().enumerate() {
             let o = s.overhead.estimate();
             let mut row = vec![p.index.to_string()];
             row.extend(p.labels.iter().cloned());
             let (model, z) = match self.models[i] {
-                Some((_, v)) => (format!("{v:.5}"), format!("{:+.2}", (o.mean - v) / o.se)),
+                Some((_, v)) => (format!("{v:.5}"), z_cell(o.mean, v, o.se)),
                 None => (String::new(), String::new()),
             };
+            without_z |= z == "—";
             row.extend([
                 intervals[i].clone(),
                 format!("{:.5} ± {:.5}", o.mean, o.half_width),
@@ -313,6 +316,12 @@ impl<'a> Report<'a> {
         out.push_str(
             "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
         );
+        if without_z {
+            out.push_str(
+                "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \
+                 no z and ± 0 is no real interval.\n",
+            );
+        }
         out
     }
 }
@@ -371,6 +380,13 @@ pub fn aligned_table(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> Stri
         }
     }
     out
+}
+
+/// The z-score (simulated − model)/SE for a table cell, or `—` where it is not finite (every
+/// replication alike, so SE = 0), as the CSV and JSON leave `model_z` empty.
+fn z_cell(mean: f64, model: f64, se: f64) -> String {
+    let z = (mean - model) / se;
+    if z.is_finite() { format!("{z:+.2}") } else { "—".into() }
 }
 
 /// A duration for people: `45.000 s`, `12.500 min`, `3.100 h`, `2.000 d`; `1.000e-5 s` and
@@ -434,12 +450,14 @@ fn optimum_fields(point: &Point, o: &crate::optimize::Optimum) -> Map<String, Va
         "best_interval_s": o.best_interval_s,
         "interval_ci_low_s": o.interval_ci_low_s,
         "interval_ci_high_s": o.interval_ci_high_s,
+        "chunks_low": o.chunks.map(|c| c.0),
+        "chunks_high": o.chunks.map(|c| c.1),
         "best_overhead_mean": o.best_overhead_mean,
         "best_overhead_half_width": o.best_overhead_half_width,
         "formulas": o.formulas.iter().map(|f| json!({
             "name": f.name, "interval_s": f.interval_s, "overhead_mean": f.overhead_mean,
             "regret": f.regret, "regret_ci_low": f.regret_ci_low, "regret_ci_high": f.regret_ci_high,
-            "variance_reduction": f.variance_reduction,
+            "variance_reduction": f.variance_reduction, "verdict": f.verdict().word(),
         })).collect::<Vec<_>>(),
         "curve": o.curve.iter().map(|(t, h, w)| json!({"interval_s": t, "overhead_mean": h, "overhead_half_width": w})).collect::<Vec<_>>(),
     });
@@ -645,28 +663,33 @@ pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::opti
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(
         "**{heading}** ({}): {} replications per candidate (common random numbers), seed {seed}. Best interval \
-         **{}** (not significantly worse: {} to {}), overhead {:.5} ± {:.5}.\n\n",
+         **{}** (not significantly worse: {}), overhead {:.5} ± {:.5}.\n\n",
         point.failures.describe(),
         o.replications,
         f(o.best_interval_s),
-        f(o.interval_ci_low_s),
-        f(o.interval_ci_high_s),
+        optimum_range(o, &f),
         o.best_overhead_mean,
         o.best_overhead_half_width
     );
-    out.push_str("| formula | interval | overhead | regret | 95% CI of the regret | var. red. |\n");
-    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    out.push_str("| formula | interval | overhead | regret | 95% CI of the regret | verdict | var. red. |\n");
+    out.push_str("| --- | ---: | ---: | ---: | ---: | :---: | ---: |\n");
     for r in &o.formulas {
         out.push_str(&format!(
-            "| {} | {} | {:.5} | {:+.5} | [{:+.5}, {:+.5}] | {:.0}× |\n",
+            "| {} | {} | {:.5} | {:+.5} | [{:+.5}, {:+.5}] | {} | {:.0}× |\n",
             r.name,
             f(r.interval_s),
             r.overhead_mean,
             r.regret,
             r.regret_ci_low,
             r.regret_ci_high,
+            r.verdict().word(),
             r.variance_reduction
         ));
+    }
+    if o.chunks.is_some() {
+        out.push('\n');
+        out.push_str(OPTIMUM_CHUNKS_NOTE.trim());
+        out.push('\n');
     }
     out
 }
@@ -699,14 +722,14 @@ pub fn optimum_cases_markdown(
         let unit = duration_unit(o.best_interval_s);
         let regret = |name: &str| {
             o.formulas.iter().find(|r| r.name == name).map_or(String::new(), |r| {
-                format!("{:+.5} [{:+.5}, {:+.5}]", r.regret, r.regret_ci_low, r.regret_ci_high)
+                format!("{:+.5} [{:+.5}, {:+.5}] {}", r.regret, r.regret_ci_low, r.regret_ci_high, r.verdict().word())
             })
         };
         let mut cells = vec![case.index.to_string()];
         cells.extend(case.labels.iter().map(|(_, v)| v.clone()));
         cells.extend([
             format!("{:.3} {}", o.best_interval_s / unit.1, unit.0),
-            format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0),
+            chunk_range_cell(o, unit),
             format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
             regret("young"),
             regret("daly-high-order"),
@@ -744,13 +767,16 @@ pub fn optimum_cases_table(
         let unit = duration_unit(o.best_interval_s);
         let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
         let regret = |name: &str| {
-            o.formulas.iter().find(|r| r.name == name).map_or("—".to_string(), |r| format!("{:+.5}", r.regret))
+            o.formulas
+                .iter()
+                .find(|r| r.name == name)
+                .map_or("—".to_string(), |r| format!("{:+.5} {}", r.regret, r.verdict().word()))
         };
         let mut row = vec![case.index.to_string()];
         row.extend(case.labels.iter().map(|(_, v)| v.clone()));
         row.extend([
             f(o.best_interval_s),
-            format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0),
+            chunk_range_cell(o, unit),
             format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
             regret("young"),
             regret("daly-high-order"),
@@ -759,9 +785,19 @@ pub fn optimum_cases_table(
     }
     out.push_str(&aligned_table(&rows, &|_| false));
     out.push_str(
-        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  each case's curve and every formula's regret with its 95% interval are in the files written.\n",
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams,\n  worse where its 95% CI lies above 0, tie where it holds 0; k = chunk counts W/k of the range;\n  each case's curve and every formula's regret with its 95% interval are in the files written.\n",
     );
     out
+}
+
+/// The range not significantly worse for a summary cell: `25.142–26.714 min (k 8–9)`.
+fn chunk_range_cell(o: &crate::optimize::Optimum, unit: (&str, f64)) -> String {
+    let ends = format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0);
+    match o.chunks {
+        Some((k, l)) if k == l => format!("{ends} (k {k})"),
+        Some((k, l)) => format!("{ends} (k {k}–{l})"),
+        None => ends,
+    }
 }
 
 /// The candidates `optimize` evaluated, as CSV: `interval_s,overhead_mean,overhead_ci_low,overhead_ci_high`.
@@ -812,31 +848,50 @@ pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimiz
         seed
     );
     out.push_str(&format!(
-        "  best interval  {}   (not significantly worse: {} to {})\n  overhead       {:.5} ± {:.5}\n\n",
+        "  best interval  {}   (not significantly worse: {})\n  overhead       {:.5} ± {:.5}\n\n",
         f(o.best_interval_s),
-        f(o.interval_ci_low_s),
-        f(o.interval_ci_high_s),
+        optimum_range(o, &f),
         o.best_overhead_mean,
         o.best_overhead_half_width
     ));
     out.push_str(&format!(
-        "  {:<16} {:>14} {:>10} {:>31} {:>10}\n",
-        "formula", "interval", "overhead", "regret (95% CI)", "var. red."
+        "  {:<16} {:>14} {:>10} {:>31} {:>7} {:>10}\n",
+        "formula", "interval", "overhead", "regret (95% CI)", "verdict", "var. red."
     ));
     for r in &o.formulas {
         out.push_str(&format!(
-            "  {:<16} {:>14} {:>10.5} {:>+10.5} [{:+.5}, {:+.5}] {:>9.0}×\n",
+            "  {:<16} {:>14} {:>10.5} {:>+10.5} [{:+.5}, {:+.5}] {:>7} {:>9.0}×\n",
             r.name,
             f(r.interval_s),
             r.overhead_mean,
             r.regret,
             r.regret_ci_low,
             r.regret_ci_high,
+            r.verdict().word(),
             r.variance_reduction
         ));
     }
     out.push_str(
-        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  var. red. = variance of that difference with independent streams ÷ with common random numbers.\n",
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  verdict = worse where the regret's 95% CI lies above 0, tie where it holds 0;\n  var. red. = variance of that difference with independent streams ÷ with common random numbers.\n",
     );
+    if o.chunks.is_some() {
+        out.push_str(OPTIMUM_CHUNKS_NOTE);
+    }
     out
+}
+
+/// Why a formula inside the range of the best can still be worse: said under every table
+/// whose range is of equal chunkings.
+const OPTIMUM_CHUNKS_NOTE: &str = "  W/k = the work in k equal chunks: the range holds those not significantly worse; an interval between\n  \
+     two of them ends in a short chunk, costs up to one more write, and can be worse inside the range.\n";
+
+/// The range of intervals not significantly worse than the best, with its chunk counts
+/// where it is made of equal chunkings W/k: `25.142 min to 26.714 min (W/k, k = 8 to 9)`.
+fn optimum_range(o: &crate::optimize::Optimum, f: &dyn Fn(f64) -> String) -> String {
+    let ends = format!("{} to {}", f(o.interval_ci_low_s), f(o.interval_ci_high_s));
+    match o.chunks {
+        Some((k, l)) if k == l => format!("{ends} (W/k, k = {k})"),
+        Some((k, l)) => format!("{ends} (W/k, k = {k} to {l})"),
+        None => ends,
+    }
 }

@@ -172,9 +172,10 @@ pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>, const MIN: u64>(
             Err(E::custom(format!("{} is not an integer: {}", shown_number(n), Self::accepted())))
         }
         fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<u64, E> {
-            // A `--set` value too large for TOML arrives as a string of digits.
+            // A `--set` value too large for TOML arrives as a string of digits; one that
+            // fits was quoted by the user.
             let digits = s.trim_start_matches(['-', '+']);
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && s.parse::<i64>().is_err() {
                 return Err(E::custom(format!("{} is out of range: {}", shorten(s), Self::accepted())));
             }
             Err(E::custom(format!("\"{}\" is a string: {}, written without quotes", shorten(s), Self::accepted())))
@@ -702,6 +703,27 @@ impl Sweep {
                     continue;
                 }
                 let at = ["sweep", key.as_str()];
+                if let toml::Value::Table(inner) = &values {
+                    // `policy.factor = [...]` unquoted is TOML for a table `policy` holding
+                    // `factor`: name the key the user meant and how to write it.
+                    let mut dotted = key.clone();
+                    let mut table = inner;
+                    while let Some((k, v)) = table.iter().next() {
+                        dotted = format!("{dotted}.{k}");
+                        match v {
+                            toml::Value::Table(t) => table = t,
+                            _ => break,
+                        }
+                    }
+                    return Err(spans.key_error(
+                        &at,
+                        &dotted,
+                        &format!(
+                            "a dotted key in [sweep] must be quoted, \"{dotted}\" = [...]: unquoted, TOML reads it \
+                             as a table `{key}`"
+                        ),
+                    ));
+                }
                 let toml::Value::Array(values) = values else {
                     return Err(spans.key_error(
                         &at,

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Format, create_out_dir, distinct_names, no_folder_at, number_arg, thread_pool, usage};
 use crate::efficiency;
+use crate::error::{Error, Origin};
 use crate::report::{self, efficiency::EfficiencyReport};
 
 /// Arguments of `ckptsim efficiency`.
@@ -64,22 +65,44 @@ pub struct EfficiencyArgs {
 }
 
 impl EfficiencyArgs {
+    /// The shorthand flags given, each as (its `--set` argument, the flag as the user wrote
+    /// it), in a fixed order.
+    fn shorthands(&self) -> Vec<(String, String)> {
+        [
+            ("machine.failure_rate", "--failure-rate", &self.failure_rate),
+            ("machine.checkpoint_bytes", "--checkpoint-bytes", &self.checkpoint_bytes),
+            ("machine.bandwidth", "--bandwidth", &self.bandwidth),
+            ("machine.storage", "--storage", &self.storage),
+            ("policy.cadence", "--cadence", &self.cadence),
+            ("policy.factor", "--factor", &self.factor),
+            ("schedule.last_segment", "--last-segment", &self.last_segment),
+            ("schedule.runtime_ratio", "--runtime-ratio", &self.runtime_ratio),
+        ]
+        .into_iter()
+        .filter_map(|(key, flag, v)| v.as_ref().map(|v| (format!("{key}={v}"), format!("{flag} {v}"))))
+        .collect()
+    }
+
     /// The shorthand flags as `--set` arguments, then the `--set` arguments, in order.
     fn sets(&self) -> Vec<String> {
-        let shorthands = [
-            ("machine.failure_rate", &self.failure_rate),
-            ("machine.checkpoint_bytes", &self.checkpoint_bytes),
-            ("machine.bandwidth", &self.bandwidth),
-            ("machine.storage", &self.storage),
-            ("policy.cadence", &self.cadence),
-            ("policy.factor", &self.factor),
-            ("schedule.last_segment", &self.last_segment),
-            ("schedule.runtime_ratio", &self.runtime_ratio),
-        ];
-        let mut sets: Vec<String> =
-            shorthands.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}"))).collect();
+        let mut sets: Vec<String> = self.shorthands().into_iter().map(|(set, _)| set).collect();
         sets.extend(self.sets.iter().cloned());
         sets
+    }
+
+    /// `err` located at the flag the user typed where it came from a shorthand (which
+    /// reaches the scenario as a `--set` the user never wrote).
+    fn at_flag(&self, err: Error) -> Error {
+        match err {
+            Error::Scenario { origin: Origin::Set(arg), key, message } => {
+                let origin = match self.shorthands().into_iter().find(|(set, _)| *set == arg) {
+                    Some((_, flag)) => Origin::Flag(flag),
+                    None => Origin::Set(arg),
+                };
+                Error::Scenario { origin, key, message }
+            }
+            other => other,
+        }
     }
 }
 
@@ -91,7 +114,11 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     let pool = thread_pool(args.control.threads)?;
     let sets = args.sets();
     // Validate every input (and read every schedule) before running any.
-    let studies = args.inputs.iter().map(|p| efficiency::load(p, &sets)).collect::<Result<Vec<_>, _>>()?;
+    let studies = args
+        .inputs
+        .iter()
+        .map(|p| efficiency::load(p, &sets).map_err(|e| args.at_flag(e)))
+        .collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     create_out_dir(&args.out)?;
     no_folder_at(studies.iter().flat_map(|sc| {

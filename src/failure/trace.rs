@@ -616,7 +616,8 @@ pub struct SystemStats {
     pub nodes_failed: usize,
     /// The observation window's length (s): last failure − first failure.
     pub span_s: f64,
-    /// MTBF = span / failures (s); 0 with a single failure.
+    /// MTBF = span / failures (s); 0 with a single failure. A replay's MTBF is the mean gap,
+    /// span / (failures − 1) ([`wrap_period_s`]).
     pub mtbf_s: f64,
     /// Gaps recorded as zero (failures in the same clock tick as the previous one).
     pub zero_gaps: usize,
@@ -1177,7 +1178,8 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
             s.failures.to_string(),
             s.nodes_failed.to_string(),
             format!("{:.1}", s.span_s / 86_400.0),
-            format!("{:.2}", s.mtbf_s / 3600.0),
+            // One failure has no span: its MTBF of 0 would read as a machine always down.
+            if s.failures >= 2 { format!("{:.2}", s.mtbf_s / 3600.0) } else { "—".into() },
             s.zero_gaps.to_string(),
             cell(s.weibull.map(|w| format!("{:.3} ± {:.3}", w.shape, w.shape_se))),
             cell(s.weibull.map(|w| format!("{:.2}", w.scale_s / 3600.0))),
@@ -1187,15 +1189,24 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
         rows.push(row);
     }
     let mut out = crate::report::aligned_table(&rows, &|_| false);
-    let mut notes = vec![];
+    // `run` replays the log with the mean gap as its MTBF: say so, or the two numbers for one
+    // log look like a bug.
+    let mut notes = vec![
+        "MTBF = span / failures (Schroeder & Gibson); a replay (law = \"trace\") repeats the log every span + \
+         one mean gap, so its MTBF (run's mtbf_s) is the mean gap, span / (failures − 1)",
+    ];
+    if stats.iter().any(|s| s.failures < 2) {
+        notes.push("MTBF — : a single failure spans no time");
+    }
     if stats.iter().any(|s| s.nodes.is_none()) {
         notes.push("nodes — : the log declares no size for the system");
     }
     if stats.iter().any(|s| s.weibull.is_none()) {
         notes.push("Weibull — : the likelihood has no maximum (too few gaps longer than one clock tick)");
     }
-    if !notes.is_empty() {
-        let _ = writeln!(out, "\n  {}", notes.join("; "));
+    out.push('\n');
+    for note in notes {
+        let _ = writeln!(out, "  {note}");
     }
     out
 }

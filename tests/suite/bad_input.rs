@@ -179,6 +179,17 @@ fn sweep_with_a_bare_number() {
     );
 }
 
+/// `policy.factor = [...]` unquoted is a table `policy` to TOML: the error names the key the
+/// user meant and says to quote it.
+#[test]
+fn sweep_over_an_unquoted_dotted_key() {
+    rejects(
+        &format!("{GOOD}\n[sweep]\npolicy.factor = [1, 2]\n"),
+        &[],
+        &["bad.toml:19:1", "policy.factor", "must be quoted", "\"policy.factor\" = [...]"],
+    );
+}
+
 #[test]
 fn empty_sweep() {
     rejects(
@@ -469,6 +480,12 @@ fn integers_out_of_range() {
     rejects(&with("replications = 10", "replications = -5"), &[], &["bad.toml:2:16", "run.replications", "≥ 2"]);
     rejects(&with("replications = 10", "replications = 1e3"), &[], &["bad.toml:2:16", "not an integer"]);
     rejects(GOOD, &["--set", "job.nodes=1.5"], &["job.nodes", "not an integer", "≥ 1"]);
+    // A quoted integer that fits is a string, not a number out of range.
+    rejects(
+        &with("replications = 10", r#"replications = "2000""#),
+        &[],
+        &["bad.toml:2:16", "run.replications", "is a string", "without quotes"],
+    );
 }
 
 #[test]

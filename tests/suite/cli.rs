@@ -308,4 +308,25 @@ fn several_scenarios_print_as_tables_only() {
     let o = ckptsim(&[&two[..], &[out.to_str().unwrap(), "--format", "markdown"]].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("young-daly.json").exists() && out.join("bursts.json").exists());
+    // A blank line ends the first table: without it the second heading would read as a row.
+    let md = String::from_utf8(o.stdout).unwrap();
+    assert!(md.contains("|\n\n**bursts**"), "{md}");
+}
+
+/// A point where every replication gives the same overhead (no failure can strike a job
+/// this short) has SE = 0: its z cell is `—`, not `-inf` or `NaN`, and the footer says why.
+#[test]
+fn a_point_without_spread_has_no_z() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = ["run", "scenarios/young-daly.toml", "--reps", "20", "--out", tmp.path().to_str().unwrap()];
+    let o = ckptsim(&[&args[..], &["--set", "job.work=1s", "--set", "failures.mtbf=1000000h"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(!table.contains("inf") && !table.contains("NaN"), "{table}");
+    assert!(table.contains(" — ") && table.contains("z = —: every replication gave the same overhead"), "{table}");
+    let o = ckptsim(
+        &[&args[..], &["--format", "markdown", "--set", "job.work=1s", "--set", "failures.mtbf=1000000h"]].concat(),
+    );
+    let md = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success() && !md.contains("inf") && md.contains("—"), "{md}");
 }

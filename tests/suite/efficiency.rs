@@ -365,7 +365,11 @@ fn bare_numbers_and_units() {
         &["bad.toml:10:13", "machine.bandwidth", "size per unit of time"],
     );
     rejects(&with(r#"setup = "2 s""#, "setup = 2"), &[], &["bad.toml:12:9", "machine.setup", "bare number 2"]);
-    rejects(GOOD, &["--bandwidth", "6"], &["--set machine.bandwidth=6", "bare number 6 is not a bandwidth"]);
+    rejects(
+        GOOD,
+        &["--bandwidth", "6"],
+        &["--bandwidth 6: key `machine.bandwidth`", "bare number 6 is not a bandwidth"],
+    );
 }
 
 #[test]
@@ -381,7 +385,7 @@ fn out_of_range_values() {
             ],
         );
     }
-    rejects(GOOD, &["--failure-rate", "-3"], &["--set machine.failure_rate=-3", "> 0"]);
+    rejects(GOOD, &["--failure-rate", "-3"], &["--failure-rate -3: key `machine.failure_rate`", "> 0"]);
     rejects(&with("factor = 1.0", "factor = 0"), &[], &["bad.toml:22:10", "policy.factor", "> 0"]);
     rejects(&with(r#"setup = "2 s""#, r#"setup = "-2 s""#), &[], &["bad.toml:12:9", "machine.setup", "≥ 0"]);
     rejects(&with("read_write_ratio = 1.0", "read_write_ratio = -1"), &[], &["machine.read_write_ratio", "≥ 0"]);
@@ -552,7 +556,7 @@ fn out_of_range_sizes_keep_their_unit() {
     rejects(
         GOOD,
         &["--bandwidth", "-1 GB/s"],
-        &["--set machine.bandwidth=-1 GB/s", "\"-1 GB/s\" is out of range", "accepted is a bandwidth > 0"],
+        &["--bandwidth -1 GB/s: key `machine.bandwidth`", "\"-1 GB/s\" is out of range", "accepted is a bandwidth > 0"],
     );
     rejects(
         &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "0 TB/s""#),

@@ -27,7 +27,10 @@ fn outputs(dir: &Path) -> (Vec<u8>, Vec<u8>) {
 fn shards(dir: &Path, n: u64) -> Vec<String> {
     (0..n)
         .map(|i| {
-            run(dir, &["--shard", &format!("{i}/{n}")]);
+            let o = run(dir, &["--shard", &format!("{i}/{n}")]);
+            // With --format csv, stdout stays for data: the status line goes to stderr.
+            assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+            assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("shard {i} of {n} done")));
             dir.join(format!("young-daly.shard-{i}-of-{n}.json")).to_str().unwrap().to_string()
         })
         .collect()

@@ -710,6 +710,14 @@ fn table_and_csv_carry_units_and_every_system() {
     let row = table.lines().find(|l| l.trim_start().starts_with("tiny")).unwrap();
     assert_eq!(row.matches('—').count(), 4, "{table}");
     assert!(table.contains("nodes — : the log declares no size") && table.contains("Weibull — : "), "{table}");
+    // The two MTBF conventions are told apart under the table.
+    assert!(table.contains("its MTBF (run's mtbf_s) is the mean gap"), "{table}");
+    // One failure spans no time: no MTBF (it showed 0.00 h), and the note says why.
+    let mut one = system(vec![event(0.0, 0)], 0.0);
+    one.name = "single".into();
+    let table = trace::stats_table(&[trace::system_stats(&one)]);
+    let row = table.lines().find(|l| l.trim_start().starts_with("single")).unwrap();
+    assert!(!row.contains("0.00 ") && table.contains("MTBF — : a single failure spans no time"), "{table}");
     let csv = trace::stats_csv(&stats);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
