@@ -49,7 +49,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::scenario::{
     DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
-    parse_duration_s, parse_quantity, scenario_error, shorten, shown_number,
+    parse_duration_s, parse_quantity, shorten, shown_number,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -473,8 +473,7 @@ fn build(
     let sweep = Sweep::new(table, spans, sets, &sweepable, &deserialize)?;
     let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
     let set_origin = |key: &str| sweep.set_origin(key);
-    let fail =
-        |f: FieldError, combo: &[usize]| scenario_error(sweep.origin_of(spans, &f.key, combo), &f.key, &f.message);
+    let fail = |f: FieldError, combo: &[usize]| sweep.error(spans, f, combo);
 
     let replications = match base.run.replications {
         Some(n) if n < 2 => {

@@ -615,8 +615,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     };
     let sweep = Sweep::new(table, &spans, sets, &sweepable, &deserialize)?;
     let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
-    let fail =
-        |f: FieldError, combo: &[usize]| scenario_error(sweep.origin_of(&spans, &f.key, combo), &f.key, &f.message);
+    let fail = |f: FieldError, combo: &[usize]| sweep.error(&spans, f, combo);
     let run = resolve_run(&base.run).map_err(|f| fail(f, &[]))?;
 
     let context = Context {
@@ -830,6 +829,23 @@ impl Sweep {
     /// The point's labels: each axis' value as written.
     pub(crate) fn labels(&self, combo: &[usize]) -> Vec<String> {
         combo.iter().enumerate().map(|(a, &i)| self.axes[a].values[i].clone()).collect()
+    }
+
+    /// The error `f` at the point `combo`, located where its key's value came from
+    /// ([`Sweep::origin_of`]). Where the key is not swept but the point is one of several,
+    /// the message ends with the point and its swept values: the same line is fine at the
+    /// other points (`shape` with `failures.law` swept over weibull and exponential).
+    pub(crate) fn error(&self, spans: &SpanMap, f: FieldError, combo: &[usize]) -> Error {
+        let origin = self.origin_of(spans, &f.key, combo);
+        let swept = self.axes.iter().any(|a| a.key == f.key);
+        if swept || combo.is_empty() || self.count() < 2 {
+            return scenario_error(origin, &f.key, &f.message);
+        }
+        let index = combo.iter().zip(&self.values).fold(0, |acc, (&i, values)| acc * values.len() + i);
+        let values: Vec<String> =
+            self.axes.iter().zip(self.labels(combo)).map(|(a, v)| format!("{} = {v}", a.key)).collect();
+        let message = format!("{} (at sweep point {index}: {})", f.message, values.join(", "));
+        scenario_error(origin, &f.key, &message)
     }
 
     /// Where `key`'s value came from at the point `combo`: its sweep element, its `--set`,

@@ -179,6 +179,20 @@ fn sweep_with_a_bare_number() {
     );
 }
 
+/// A key that is wrong at one sweep point only (`shape` once `failures.law` is exponential)
+/// is located on its line, and the message names the point and its swept values.
+#[test]
+fn an_error_at_one_sweep_point_names_the_point() {
+    rejects(
+        &format!(
+            "{}\n[sweep]\n\"failures.law\" = [\"weibull\", \"exponential\"]\n",
+            with("law = \"exponential\"\n", "law = \"exponential\"\nshape = 0.7\n")
+        ),
+        &[],
+        &["bad.toml:12:9", "failures.shape", "(at sweep point 1: failures.law = exponential)"],
+    );
+}
+
 /// `policy.factor = [...]` unquoted is a table `policy` to TOML: the error names the key the
 /// user meant and says to quote it.
 #[test]
