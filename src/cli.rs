@@ -487,8 +487,13 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         let seed = args.control.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} replications, {per_sec}, ETA {eta}")
+            // The bar counts every point of every replication; indicatif's own {per_sec} shows
+            // four decimals of a rate in the thousands.
+            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications, {rate}, ETA {eta}")
                 .expect("valid template")
+                .with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0}/s", state.per_sec());
+                })
                 .progress_chars("=> "),
         );
         bar.set_prefix(sc.name.clone());
@@ -619,9 +624,21 @@ fn write_outputs(
     let (csv, json) = (rep.csv(), rep.json());
     report::write_atomic(&csv_path, csv.as_bytes())?;
     report::write_atomic(&json_path, json.as_bytes())?;
+    let mut written = vec![csv_path, json_path];
     if plot {
-        for (suffix, svg) in rep.plots()? {
-            report::write_atomic(&out.join(format!("{}-{suffix}.svg", sc.name)), svg.as_bytes())?;
+        let plots = rep.plots()?;
+        if !plots.iter().any(|(suffix, _)| *suffix == "overhead") {
+            // Said, not silent: the user asked for plots and gets one of two.
+            eprintln!(
+                "note: {}: no overhead plot: it needs a swept policy.factor or policy.interval with a finite \
+                 interval (the wall-time plot is written)",
+                sc.name
+            );
+        }
+        for (suffix, svg) in plots {
+            let path = out.join(format!("{}-{suffix}.svg", sc.name));
+            report::write_atomic(&path, svg.as_bytes())?;
+            written.push(path);
         }
     }
     let shown = match format {
@@ -632,10 +649,20 @@ fn write_outputs(
     };
     stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
     if format == Format::Table {
-        writeln!(stdout, "  wrote {} and {}\n", csv_path.display(), json_path.display())
-            .context("writing to stdout")?;
+        writeln!(stdout, "{}", wrote_line(&written)).context("writing to stdout")?;
     }
     Ok(())
+}
+
+/// The line under a table that lists the files written: `  wrote a.csv, a.json and a.svg`
+/// and a blank line.
+fn wrote_line(paths: &[std::path::PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        Some((last, [])) => format!("  wrote {last}\n"),
+        Some((last, rest)) => format!("  wrote {} and {last}\n", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// Reads saved progress for `--resume`, refusing one of another run.
@@ -765,7 +792,11 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         report::write_atomic(&file(".csv"), csv.as_bytes())?;
         report::write_atomic(&file(".svg"), report::optimum_svg(&sc.name, point, &opt)?.as_bytes())?;
         let shown = match args.format {
-            Format::Table => report::optimum_table(&sc.name, point, seed, &opt),
+            Format::Table => {
+                report::optimum_table(&sc.name, point, seed, &opt)
+                    + "\n"
+                    + &wrote_line(&[file(".json"), file(".csv"), file(".svg")])
+            }
             Format::Markdown => report::optimum_markdown(&sc.name, point, seed, &opt),
             Format::Csv => csv,
             Format::Json => json,
@@ -791,15 +822,23 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         details.push_str(&report::optimum_table(&heading, case.point, seed, opt));
         details.push('\n');
     }
+    let mut written = vec![file(".json"), file(".csv")];
     if let Some(svg) = report::optimum_cases_svg(&sc, &results) {
         report::write_atomic(&file(".svg"), svg?.as_bytes())?;
+        written.push(file(".svg"));
     }
     let json = report::optimum_cases_json(&sc, seed, &results);
     let csv = report::optimum_cases_csv(&results);
     report::write_atomic(&file(".json"), json.as_bytes())?;
     report::write_atomic(&file(".csv"), csv.as_bytes())?;
     let shown = match args.format {
-        Format::Table => details + &report::optimum_cases_table(&sc, seed, &results),
+        Format::Table => {
+            details
+                + &report::optimum_cases_table(&sc, seed, &results)
+                + "\n"
+                + &wrote_line(&written)
+                + &format!("  and each case's curve in {} and .svg\n", file("-<case>.csv").display())
+        }
         Format::Markdown => report::optimum_cases_markdown(&sc, seed, &results),
         Format::Csv => csv,
         Format::Json => json,

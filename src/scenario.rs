@@ -607,7 +607,8 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
         if let Some(e) = other_command(&spans, &table, &["machine", "schedule"], &["job", "failures"], "efficiency") {
             return Err(e);
         }
-        return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
+        return Err(missing_table(&e, &table, path, &required)
+            .unwrap_or_else(|| spans.error_at(e.span(), &with_table_hint(e.message()))));
     }
     let sweepable = |key: &str| match key.split('.').next().unwrap_or_default() {
         "job" | "failures" | "policy" => Ok(()),
@@ -880,7 +881,61 @@ fn too_many_points(spans: &SpanMap, axes: &[Vec<toml::Value>], next: usize) -> E
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
-    table.clone().try_into()
+    // A table has no spans to keep: the message can be rebuilt with its hint.
+    table.clone().try_into().map_err(|e: toml::de::Error| match e.span() {
+        None => serde::de::Error::custom(with_table_hint(e.message())),
+        Some(_) => e,
+    })
+}
+
+/// The fields a `Deserialize` struct asks for, by name: what serde's derive passes to
+/// `deserialize_struct`, caught by a deserializer that only records them.
+fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    struct Catch<'a>(&'a std::cell::Cell<&'static [&'static str]>);
+    impl<'de> serde::Deserializer<'de> for Catch<'_> {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("only the field names are wanted"))
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            self.0.set(fields);
+            Err(serde::de::Error::custom("only the field names are wanted"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let fields = std::cell::Cell::new(&[][..]);
+    let _ = T::deserialize(Catch(&fields));
+    fields.get()
+}
+
+/// `message` with a hint where it is serde's "unknown field `KEY`" and KEY is a key of
+/// another table of a run scenario: `failures_during_checkpoint` under `[failures]` is
+/// told it belongs in `[job]`.
+fn with_table_hint(message: &str) -> String {
+    let Some(key) = message.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) else {
+        return message.to_string();
+    };
+    let tables: [(&str, &[&str]); 5] = [
+        ("run", field_names::<RawRun>()),
+        ("job", field_names::<RawJob>()),
+        ("failures", field_names::<RawFailures>()),
+        ("policy", field_names::<RawPolicy>()),
+        ("topology", field_names::<RawTopology>()),
+    ];
+    let homes: Vec<String> =
+        tables.iter().filter(|(_, fields)| fields.contains(&key)).map(|(t, _)| format!("[{t}]")).collect();
+    if homes.is_empty() {
+        return message.to_string();
+    }
+    format!("{message}; `{key}` is a key of {}", homes.join(" and "))
 }
 
 /// The error for a file's deserialization error `e` when it is a missing top-level table of

@@ -179,6 +179,22 @@ fn sweep_with_a_bare_number() {
     );
 }
 
+/// A key of one table written under another is told where it belongs, in the file and in
+/// a `--set`.
+#[test]
+fn a_key_under_the_wrong_table_is_told_its_table() {
+    rejects(
+        &with("mtbf = \"3.1 h\"\n", "mtbf = \"3.1 h\"\nfailures_during_checkpoint = false\n"),
+        &[],
+        &["bad.toml:13:1", "unknown field `failures_during_checkpoint`", "is a key of [job]"],
+    );
+    rejects(
+        GOOD,
+        &["--set", "job.mtbf=3 h"],
+        &["--set job.mtbf=3 h", "unknown field `mtbf`", "is a key of [failures]"],
+    );
+}
+
 /// A key that is wrong at one sweep point only (`shape` once `failures.law` is exponential)
 /// is located on its line, and the message names the point and its swept values.
 #[test]

@@ -330,3 +330,25 @@ fn a_point_without_spread_has_no_z() {
     let md = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success() && !md.contains("inf") && md.contains("—"), "{md}");
 }
+
+/// The line under the table names every file written, plots included, and `--plot` says why
+/// it wrote no overhead plot where there is no interval axis; `optimize` lists its files too.
+#[test]
+fn the_files_written_are_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let one_point = ["--set", "policy.factor=1", "--set", "job.checkpoint=2 min", "--out", out];
+    let o = ckptsim(&[&["run", "scenarios/young-daly.toml", "--reps", "20", "--plot"][..], &one_point].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    let wall = tmp.path().join("young-daly-wall.svg");
+    assert!(wall.exists() && table.contains(&format!("and {}", wall.display())), "{table}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no overhead plot: it needs a swept policy.factor"));
+    let o = ckptsim(&[&["optimize", "scenarios/young-daly.toml", "--reps", "200"][..], &one_point].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    for ext in ["json", "csv", "svg"] {
+        let file = tmp.path().join(format!("young-daly-optimize.{ext}"));
+        assert!(file.exists() && table.contains(&file.display().to_string()), "{ext}: {table}");
+    }
+}
