@@ -48,7 +48,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::scenario::{
-    DurationS, FieldError, Quantity, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
+    DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
     parse_duration_s, parse_quantity, shorten, shown_number,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
@@ -473,7 +473,7 @@ fn build(
     let sweep = Sweep::new(table, spans, sets, &sweepable, &deserialize)?;
     let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
     let set_origin = |key: &str| sweep.set_origin(key);
-    let fail = |f: FieldError, combo: &[usize]| sweep.error(spans, f, combo);
+    let fail = |f: FieldError, combo: &[usize]| sweep.error(spans, f, combo, Reach::Everywhere);
 
     let replications = match base.run.replications {
         Some(n) if n < 2 => {
@@ -525,17 +525,15 @@ fn build(
     }
     let schedule = read_schedule(&resolved)?;
 
-    let mut points = vec![];
     let mut cached_types: Option<(u64, Vec<JobType>)> = None;
-    for index in 0..sweep.count() {
-        let (combo, t) = sweep.point(index);
-        let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
-        let labels = sweep.labels(&combo);
-        let point = resolve_point(index, labels, &raw, &schedule).map_err(|f| fail(f, &combo))?;
-        let types = job_types(&mut cached_types, &schedule, point.runtime_ratio);
-        check_point(&point, types, &schedule).map_err(|f| fail(f, &combo))?;
-        points.push(point);
-    }
+    let points = sweep.resolve_points(spans, |index, combo, t| {
+        let raw = deserialize(t).map_err(|e| spans.error_at(None, e.message()))?;
+        let checked = resolve_point(index, sweep.labels(combo), &raw, &schedule).and_then(|point| {
+            check_point(&point, job_types(&mut cached_types, &schedule, point.runtime_ratio), &schedule)?;
+            Ok(point)
+        });
+        Ok(checked)
+    })?;
 
     if let Some(name) = &base.name {
         crate::scenario::check_name(name).map_err(|f| fail(f, &[]))?;

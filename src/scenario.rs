@@ -616,7 +616,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     };
     let sweep = Sweep::new(table, &spans, sets, &sweepable, &deserialize)?;
     let base = deserialize(&sweep.table).map_err(|e| spans.error_at(None, e.message()))?;
-    let fail = |f: FieldError, combo: &[usize]| sweep.error(&spans, f, combo);
+    let fail = |f: FieldError, combo: &[usize]| sweep.error(&spans, f, combo, Reach::Everywhere);
     let run = resolve_run(&base.run).map_err(|f| fail(f, &[]))?;
 
     let context = Context {
@@ -624,13 +624,10 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
         trace_file_from_set: sweep.set_origin("failures.trace.file").is_some(),
         logs: std::cell::RefCell::new(HashMap::new()),
     };
-    let mut points = vec![];
-    for index in 0..sweep.count() {
-        let (combo, t) = sweep.point(index);
-        let raw = deserialize(&t).map_err(|e| spans.error_at(None, e.message()))?;
-        let point = resolve_point(index, sweep.labels(&combo), &raw, &context).map_err(|f| fail(f, &combo))?;
-        points.push(point);
-    }
+    let points = sweep.resolve_points(&spans, |index, combo, t| {
+        let raw = deserialize(t).map_err(|e| spans.error_at(None, e.message()))?;
+        Ok(resolve_point(index, sweep.labels(combo), &raw, &context))
+    })?;
     let axes = sweep.axes.clone();
 
     if let Some(name) = &base.name {
@@ -832,14 +829,47 @@ impl Sweep {
         combo.iter().enumerate().map(|(a, &i)| self.axes[a].values[i].clone()).collect()
     }
 
+    /// Every point, resolved by `resolve` (its index, its combination of axis values, its
+    /// table), in order; the first field error is located by [`Sweep::error`], which is told
+    /// whether the same key resolves at another point: at point 0 up to
+    /// [`POINTS_TRIED_AFTER_AN_ERROR`] more points are tried, past it earlier points did.
+    /// An error of `resolve` itself ends the walk as it is.
+    pub(crate) fn resolve_points<T>(
+        &self,
+        spans: &SpanMap,
+        mut resolve: impl FnMut(usize, &[usize], &toml::Table) -> Result<std::result::Result<T, FieldError>>,
+    ) -> Result<Vec<T>> {
+        let mut points = Vec::with_capacity(self.count());
+        for index in 0..self.count() {
+            let (combo, t) = self.point(index);
+            match resolve(index, &combo, &t)? {
+                Ok(p) => points.push(p),
+                Err(f) => {
+                    let mut others_resolve = index > 0;
+                    for j in 1..self.count().min(1 + POINTS_TRIED_AFTER_AN_ERROR) {
+                        if others_resolve {
+                            break;
+                        }
+                        let (combo, t) = self.point(j);
+                        others_resolve = matches!(resolve(j, &combo, &t), Ok(Ok(_)));
+                    }
+                    let reach = if others_resolve { Reach::ThisPoint } else { Reach::Everywhere };
+                    return Err(self.error(spans, f, &combo, reach));
+                }
+            }
+        }
+        Ok(points)
+    }
+
     /// The error `f` at the point `combo`, located where its key's value came from
-    /// ([`Sweep::origin_of`]). Where the key is not swept but the point is one of several,
-    /// the message ends with the point and its swept values: the same line is fine at the
-    /// other points (`shape` with `failures.law` swept over weibull and exponential).
-    pub(crate) fn error(&self, spans: &SpanMap, f: FieldError, combo: &[usize]) -> Error {
+    /// ([`Sweep::origin_of`]). Where the error is at this point only ([`Reach::ThisPoint`])
+    /// and its key is not swept, the message ends with the point and its swept values: the
+    /// same line is fine at other points (`shape` with `failures.law` swept over weibull and
+    /// exponential).
+    pub(crate) fn error(&self, spans: &SpanMap, f: FieldError, combo: &[usize], reach: Reach) -> Error {
         let origin = self.origin_of(spans, &f.key, combo);
         let swept = self.axes.iter().any(|a| a.key == f.key);
-        if swept || combo.is_empty() || self.count() < 2 {
+        if swept || reach == Reach::Everywhere || combo.is_empty() || self.count() < 2 {
             return scenario_error(origin, &f.key, &f.message);
         }
         let index = combo.iter().zip(&self.values).fold(0, |acc, (&i, values)| acc * values.len() + i);
@@ -861,6 +891,20 @@ impl Sweep {
         spans.origin(&key.split('.').collect::<Vec<_>>())
     }
 }
+
+/// Whether a sweep point's error is at that point only (another point resolves) or at
+/// every point tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Another point resolves: the message names this one.
+    ThisPoint,
+    /// No point tried resolves: the point is no part of what is wrong.
+    Everywhere,
+}
+
+/// After an error at a sweep's first point, how many further points are tried to tell an
+/// error of that point from one of every point (each a resolve, on the error path only).
+const POINTS_TRIED_AFTER_AN_ERROR: usize = 10_000;
 
 /// The error for a sweep whose axes so far (`axes`) and the next one, of `next` values, make
 /// more than [`MAX_SWEEP_POINTS`] points.
@@ -916,22 +960,52 @@ fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     fields.get()
 }
 
-/// `message` with a hint where it is serde's "unknown field `KEY`" and KEY is a key of
-/// another table of a run scenario: `failures_during_checkpoint` under `[failures]` is
-/// told it belongs in `[job]`.
+/// `message` with a hint where it is serde's "unknown field `KEY`, expected …" in a top-level
+/// table of a run scenario (or at the top level) and KEY is a key of another table:
+/// `failures_during_checkpoint` under `[failures]` is told it belongs in `[job]`, `file`
+/// under `[failures]` that it belongs in `[failures.trace]`. Within a nested table (a class,
+/// a domain, a burst) the user is in the right place with a wrong name: no hint.
 fn with_table_hint(message: &str) -> String {
-    let Some(key) = message.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) else {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
         return message.to_string();
     };
-    let tables: [(&str, &[&str]); 5] = [
-        ("run", field_names::<RawRun>()),
-        ("job", field_names::<RawJob>()),
-        ("failures", field_names::<RawFailures>()),
-        ("policy", field_names::<RawPolicy>()),
-        ("topology", field_names::<RawTopology>()),
+    let Some((key, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    // The fields serde lists: every other back-quoted word.
+    let mut listed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    listed.sort_unstable();
+    let top: [(&str, &[&str]); 6] = [
+        ("the top level (before any table)", field_names::<RawScenario>()),
+        ("[run]", field_names::<RawRun>()),
+        ("[job]", field_names::<RawJob>()),
+        ("[failures]", field_names::<RawFailures>()),
+        ("[policy]", field_names::<RawPolicy>()),
+        ("[topology]", field_names::<RawTopology>()),
     ];
-    let homes: Vec<String> =
-        tables.iter().filter(|(_, fields)| fields.contains(&key)).map(|(t, _)| format!("[{t}]")).collect();
+    let nested: [(&str, &[&str]); 4] = [
+        ("[failures.trace]", field_names::<RawTrace>()),
+        ("[failures.burst]", field_names::<RawBurst>()),
+        ("[failures.random]", field_names::<RawRandom>()),
+        ("[[failures.class]]", field_names::<RawClass>()),
+    ];
+    let same = |fields: &[&str]| {
+        let mut f = fields.to_vec();
+        f.sort_unstable();
+        f == listed
+    };
+    let Some(here) = top.iter().position(|(_, fields)| same(fields)) else {
+        return message.to_string();
+    };
+    let homes: Vec<&str> = top
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != here)
+        .map(|(_, t)| t)
+        .chain(&nested)
+        .filter(|(_, fields)| fields.contains(&key))
+        .map(|(name, _)| *name)
+        .collect();
     if homes.is_empty() {
         return message.to_string();
     }

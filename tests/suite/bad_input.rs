@@ -193,6 +193,19 @@ fn a_key_under_the_wrong_table_is_told_its_table() {
         &["--set", "job.mtbf=3 h"],
         &["--set job.mtbf=3 h", "unknown field `mtbf`", "is a key of [failures]"],
     );
+    rejects(
+        &with("mtbf = \"3.1 h\"\n", "mtbf = \"3.1 h\"\nfile = \"log.csv\"\n"),
+        &[],
+        &["bad.toml:13:1", "`file` is a key of [failures.trace]"],
+    );
+    // In a nested table the user is in the right place with a wrong name: no hint (`mtbf` in
+    // a class is `node_mtbf`, not a key of [failures]).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, format!("{GOOD}\n[[failures.class]]\nshare = 1.0\nmtbf = \"3 h\"\n")).unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("unknown field `mtbf`") && !stderr.contains("is a key of"), "{stderr}");
 }
 
 /// A key that is wrong at one sweep point only (`shape` once `failures.law` is exponential)
@@ -207,6 +220,25 @@ fn an_error_at_one_sweep_point_names_the_point() {
         &[],
         &["bad.toml:12:9", "failures.shape", "(at sweep point 1: failures.law = exponential)"],
     );
+    // Failing at the first point, it is still that point's error when another resolves.
+    rejects(
+        &format!(
+            "{}\n[sweep]\n\"failures.law\" = [\"exponential\", \"weibull\"]\n",
+            with("law = \"exponential\"\n", "law = \"exponential\"\nshape = 0.7\n")
+        ),
+        &[],
+        &["bad.toml:12:9", "(at sweep point 0: failures.law = exponential)"],
+    );
+    // A value wrong at every point says nothing of points.
+    let every = format!("{GOOD}\n[sweep]\n\"policy.factor\" = [1, 2]\n");
+    rejects(&every, &["--set", "job.nodes=0"], &["--set job.nodes=0", "≥ 1"]);
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("bad.toml"), &every).unwrap();
+    let out = tmp.path().join("out");
+    let file = tmp.path().join("bad.toml");
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--set", "job.nodes=0", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && !stderr.contains("sweep point"), "{stderr}");
 }
 
 /// `policy.factor = [...]` unquoted is a table `policy` to TOML: the error names the key the
