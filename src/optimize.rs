@@ -6,7 +6,10 @@
 //! sample mean, golden-section search narrows it, and a refinement grid of equal chunkings
 //! W/k around the best point (every one of them where they are few) gives the set of
 //! intervals not significantly worse than the best (the 95% interval of the paired
-//! difference reaches zero): its range is the reported interval of the best.
+//! difference reaches zero): its range is the reported interval of the best. The best and
+//! the formulas' intervals are then played on fresh replications (reps..2·reps): the
+//! overhead at the best and every regret come from streams that did not choose the best,
+//! so they carry no selection bias.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -72,9 +75,10 @@ pub struct FormulaRegret {
     pub name: &'static str,
     /// Its interval (s).
     pub interval_s: f64,
-    /// Simulated mean overhead at that interval.
+    /// Simulated mean overhead at that interval, on the fresh replications (reps..2·reps).
     pub overhead_mean: f64,
-    /// Mean paired difference to the best interval (overhead units), with its 95% interval.
+    /// Mean paired difference to the best interval (overhead units) on the fresh
+    /// replications, with its 95% interval.
     pub regret: f64,
     /// Lower end of the regret's 95% interval.
     pub regret_ci_low: f64,
@@ -137,11 +141,13 @@ pub struct Optimum {
     /// The largest interval not significantly worse than the best (s).
     pub interval_ci_high_s: f64,
     /// Where every interval not significantly worse is an equal chunking of the work W/k (as
-    /// on the refinement grid), the chunk counts k of the range's ends: (at
-    /// `interval_ci_high_s`, at `interval_ci_low_s`). An interval between two equal chunkings
-    /// is not covered by the range: it ends in a short chunk, and may be significantly worse.
+    /// on the refinement grid), the chunk counts k of the range's ends: (k at
+    /// `interval_ci_low_s`, k at `interval_ci_high_s`), so the first is the larger. An
+    /// interval between two equal chunkings is not covered by the range: it ends in a short
+    /// chunk, and may be significantly worse.
     pub chunks: Option<(u64, u64)>,
-    /// Mean overhead at the best interval.
+    /// Mean overhead at the best interval, on the fresh replications (reps..2·reps): on the
+    /// search's own it is low by selection.
     pub best_overhead_mean: f64,
     /// Its 95% half-width.
     pub best_overhead_half_width: f64,
@@ -247,6 +253,8 @@ const MAX_KEPT_TAPES: u64 = 1 << 20;
 struct Evaluator<'a> {
     point: &'a Point,
     seed: u64,
+    /// The first replication's index: the evaluator plays replications `first..first + n`.
+    first: u64,
     /// Per replication, its kept tape; None once outgrown (or with more than
     /// [`MAX_KEPT_TAPES`] replications).
     tapes: Vec<Option<Tape<'a>>>,
@@ -260,17 +268,24 @@ struct Evaluator<'a> {
 }
 
 impl<'a> Evaluator<'a> {
-    fn new(point: &'a Point, reps: u64, seed: u64, budget: usize, progress: &'a (dyn Fn(f64) + Sync)) -> Self {
-        let share = usize::try_from(reps).map_or(0, |n| budget / n.max(1));
-        let tapes = if reps <= MAX_KEPT_TAPES {
-            (0..reps)
-                .into_par_iter()
+    fn new(
+        point: &'a Point,
+        reps: std::ops::Range<u64>,
+        seed: u64,
+        budget: usize,
+        progress: &'a (dyn Fn(f64) + Sync),
+    ) -> Self {
+        let first = reps.start;
+        let n = reps.end - reps.start;
+        let share = usize::try_from(n).map_or(0, |n| budget / n.max(1));
+        let tapes = if n <= MAX_KEPT_TAPES {
+            reps.into_par_iter()
                 .map(|rep| Some(Tape::new(&point.failures, seed, rep, point.job.downtime_s).limited(share)))
                 .collect()
         } else {
-            (0..reps).map(|_| None).collect()
+            (0..n).map(|_| None).collect()
         };
-        let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
+        let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 5;
         // Failures that end a replication as hopeless: those of an overhead of about
         // INFEASIBLE_OVERHEAD at the point's MTBF (never more than the engine's own limit).
         let expected = point.job.work_s / point.failures.mtbf_s();
@@ -278,7 +293,7 @@ impl<'a> Evaluator<'a> {
         let limits = Limits {
             max_failures: if max_failures.is_finite() { max_failures as u64 } else { Limits::default().max_failures },
         };
-        Evaluator { point, seed, tapes, done: 0, planned, progress, limits }
+        Evaluator { point, seed, first, tapes, done: 0, planned, progress, limits }
     }
 
     /// The overhead of `layout` on `tape`'s failures; None when the replication is struck by
@@ -362,7 +377,10 @@ impl<'a> Evaluator<'a> {
         let per_rep: Vec<Vec<Option<f64>>> = tapes
             .par_iter_mut()
             .enumerate()
-            .map_init(|| None, |scratch, (rep, kept)| self.play_rep(kept, scratch, rep as u64, &layouts, &infeasible))
+            .map_init(
+                || None,
+                |scratch, (i, kept)| self.play_rep(kept, scratch, self.first + i as u64, &layouts, &infeasible),
+            )
             .collect::<Result<_>>()?;
         self.tapes = tapes;
         self.done += intervals_s.len();
@@ -410,7 +428,7 @@ fn optimize_keeping(
     budget: usize,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Optimum> {
-    let mut evaluator = Evaluator::new(point, reps, seed, budget, progress);
+    let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
     let mtbf_s = point.failures.mtbf_s();
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];
@@ -429,7 +447,7 @@ fn optimize_keeping(
             distinct.push(t);
         }
     }
-    evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 4;
+    evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 5;
     seen.extend(evaluator.all(&distinct)?);
     if !seen.iter().any(Candidate::feasible) {
         return Err(Error::NoFeasibleInterval {
@@ -489,7 +507,7 @@ fn optimize_keeping(
     }
     grid_s.sort_by(f64::total_cmp);
     grid_s.dedup();
-    evaluator.planned = evaluator.done + grid_s.len() + 4;
+    evaluator.planned = evaluator.done + grid_s.len() + 5;
     let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
     // The grid lies around a feasible point, but all of it may be past the feasible edge
     // (where the scan's best is its neighbour): then the candidates seen so far decide.
@@ -500,7 +518,7 @@ fn optimize_keeping(
     let chunks = not_worse
         .iter()
         .all(|&t| (w / chunk_count(t) - t).abs() <= 1e-12 * t)
-        .then(|| (chunk_count(interval_ci_high_s) as u64, chunk_count(interval_ci_low_s) as u64));
+        .then(|| (chunk_count(interval_ci_low_s) as u64, chunk_count(interval_ci_high_s) as u64));
 
     let delta = point.job.checkpoint_s;
     let exact = match point.job.checkpoint_exposure {
@@ -516,9 +534,25 @@ fn optimize_keeping(
     .into_iter()
     .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0)?)))
     .collect();
-    let at: Vec<f64> = named.iter().map(|&(_, t)| t.min(cap_s)).collect();
+    // The best and the formulas are compared on fresh replications, reps..2·reps: the best is
+    // the least of many sample means, so on the search's own streams its mean is low by
+    // selection, and every regret against it high (a formula at the true optimum would
+    // often be called significantly worse). On streams that chose nothing, the regret is
+    // unbiased. Nothing is kept across this single batch (budget 0).
+    let mut fresh = Evaluator::new(point, reps..2 * reps, seed, 0, progress);
+    (fresh.done, fresh.planned) = (evaluator.done, evaluator.planned);
+    let mut at: Vec<f64> = vec![best.interval_s];
+    at.extend(named.iter().map(|&(_, t)| t.min(cap_s)));
+    let mut confirmed = fresh.all(&at)?;
+    let formula_candidates = confirmed.split_off(1);
+    // Feasible on the search's streams, the best is all but surely feasible on others; if
+    // not, the comparisons stay on the search's streams.
+    let (best, formula_candidates) = match confirmed.pop() {
+        Some(b) if b.feasible() => (b, formula_candidates),
+        _ => (best, evaluator.all(&at[1..])?),
+    };
     let mut formulas = vec![];
-    for (&(name, t), c) in named.iter().zip(evaluator.all(&at)?) {
+    for (&(name, t), c) in named.iter().zip(formula_candidates) {
         if !c.feasible() {
             // The job practically never finishes at this formula's interval.
             let inf = f64::INFINITY;
@@ -582,7 +616,7 @@ mod tests {
         // About 20 failures a replication (more at short candidates): a share of 20 keeps some
         // tapes and outgrows others; a share of 0 keeps none.
         for share in [20, 0] {
-            let evaluator = Evaluator::new(point, reps, 5, share * reps as usize, &|_| {});
+            let evaluator = Evaluator::new(point, 0..reps, 5, share * reps as usize, &|_| {});
             assert!(evaluator.tapes.iter().all(|t| t.as_ref().is_some_and(|t| t.reserved() == 0)));
             assert_eq!(
                 optimize_keeping(point, reps, 5, share * reps as usize, &|_| {}).unwrap(),
@@ -590,7 +624,7 @@ mod tests {
                 "share {share}"
             );
         }
-        let mut partly = Evaluator::new(point, reps, 5, 20 * reps as usize, &|_| {});
+        let mut partly = Evaluator::new(point, 0..reps, 5, 20 * reps as usize, &|_| {});
         partly.all(&[1500.0]).unwrap();
         let left = partly.tapes.iter().filter(|t| t.is_some()).count();
         assert!(left > 0 && left < reps as usize, "{left} of {reps} tapes kept");

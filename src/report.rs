@@ -384,7 +384,7 @@ pub fn aligned_table(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> Stri
 
 /// The z-score (simulated − model)/SE for a table cell, or `—` where it is not finite (every
 /// replication alike, so SE = 0), as the CSV and JSON leave `model_z` empty.
-fn z_cell(mean: f64, model: f64, se: f64) -> String {
+pub(crate) fn z_cell(mean: f64, model: f64, se: f64) -> String {
     let z = (mean - model) / se;
     if z.is_finite() { format!("{z:+.2}") } else { "—".into() }
 }
@@ -450,8 +450,8 @@ fn optimum_fields(point: &Point, o: &crate::optimize::Optimum) -> Map<String, Va
         "best_interval_s": o.best_interval_s,
         "interval_ci_low_s": o.interval_ci_low_s,
         "interval_ci_high_s": o.interval_ci_high_s,
-        "chunks_low": o.chunks.map(|c| c.0),
-        "chunks_high": o.chunks.map(|c| c.1),
+        "interval_ci_low_chunks": o.chunks.map(|c| c.0),
+        "interval_ci_high_chunks": o.chunks.map(|c| c.1),
         "best_overhead_mean": o.best_overhead_mean,
         "best_overhead_half_width": o.best_overhead_half_width,
         "formulas": o.formulas.iter().map(|f| json!({
@@ -521,10 +521,12 @@ pub fn optimum_cases_json(
 }
 
 /// One row per search of a sweep, as CSV: `case`, each swept key searched over, the best
-/// interval with its range (`best_interval_s`, `interval_ci_low_s`, `interval_ci_high_s`), the
-/// overhead there (`best_overhead_mean`, `best_overhead_half_width`), then per formula
-/// `<name>_interval_s`, `<name>_regret`, `<name>_regret_ci_low`, `<name>_regret_ci_high`
-/// (empty where a formula does not apply to a case).
+/// interval with its range (`best_interval_s`, `interval_ci_low_s`, `interval_ci_high_s`) and
+/// its chunk counts (`interval_ci_low_chunks`, `interval_ci_high_chunks`, empty where the range
+/// is not of equal chunkings), the overhead there (`best_overhead_mean`,
+/// `best_overhead_half_width`), then per formula `<name>_interval_s`, `<name>_regret`,
+/// `<name>_regret_ci_low`, `<name>_regret_ci_high`, `<name>_verdict` (empty where a formula
+/// does not apply to a case).
 pub fn optimum_cases_csv(results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)]) -> String {
     let mut names: Vec<&str> = vec![];
     for (_, o) in results {
@@ -544,34 +546,31 @@ pub fn optimum_cases_csv(results: &[(crate::optimize::Case<'_>, crate::optimize:
             "best_interval_s",
             "interval_ci_low_s",
             "interval_ci_high_s",
+            "interval_ci_low_chunks",
+            "interval_ci_high_chunks",
             "best_overhead_mean",
             "best_overhead_half_width",
         ]
         .map(String::from),
     );
     for n in &names {
-        header.extend(["interval_s", "regret", "regret_ci_low", "regret_ci_high"].map(|c| format!("{n}_{c}")));
+        header
+            .extend(["interval_s", "regret", "regret_ci_low", "regret_ci_high", "verdict"].map(|c| format!("{n}_{c}")));
     }
     w.write_record(&header).expect("CSV to memory");
     for (case, o) in results {
         let mut row: Vec<String> = vec![case.index.to_string()];
         row.extend(case.labels.iter().map(|(_, v)| v.clone()));
-        row.extend(
-            [
-                o.best_interval_s,
-                o.interval_ci_low_s,
-                o.interval_ci_high_s,
-                o.best_overhead_mean,
-                o.best_overhead_half_width,
-            ]
-            .map(|x| x.to_string()),
-        );
+        row.extend([o.best_interval_s, o.interval_ci_low_s, o.interval_ci_high_s].map(|x| x.to_string()));
+        row.extend([o.chunks.map(|c| c.0), o.chunks.map(|c| c.1)].map(|k| k.map_or(String::new(), |k| k.to_string())));
+        row.extend([o.best_overhead_mean, o.best_overhead_half_width].map(|x| x.to_string()));
         for n in &names {
             match o.formulas.iter().find(|f| f.name == *n) {
                 Some(f) => {
-                    row.extend([f.interval_s, f.regret, f.regret_ci_low, f.regret_ci_high].map(|x| x.to_string()))
+                    row.extend([f.interval_s, f.regret, f.regret_ci_low, f.regret_ci_high].map(|x| x.to_string()));
+                    row.push(f.verdict().word().to_string());
                 }
-                None => row.extend(std::iter::repeat_n(String::new(), 4)),
+                None => row.extend(std::iter::repeat_n(String::new(), 5)),
             }
         }
         w.write_record(&row).expect("CSV to memory");
@@ -686,11 +685,14 @@ pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::opti
             r.variance_reduction
         ));
     }
+    out.push('\n');
+    out.push_str(VERDICT_LEGEND.trim_end_matches(';'));
+    out.push('.');
     if o.chunks.is_some() {
-        out.push('\n');
-        out.push_str(OPTIMUM_CHUNKS_NOTE.trim());
-        out.push('\n');
+        out.push(' ');
+        out.push_str(&OPTIMUM_CHUNKS_NOTE.join(" "));
     }
+    out.push('\n');
     out
 }
 
@@ -736,6 +738,11 @@ pub fn optimum_cases_markdown(
         ]);
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
+    out.push_str(&format!(
+        "\nRegret = overhead at the formula's interval − at the best, paired over the same failure streams, with \
+         its 95% CI; {} W/k = the work in k equal chunks.\n",
+        VERDICT_LEGEND
+    ));
     out
 }
 
@@ -785,17 +792,17 @@ pub fn optimum_cases_table(
     }
     out.push_str(&aligned_table(&rows, &|_| false));
     out.push_str(
-        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams,\n  worse where its 95% CI lies above 0, tie where it holds 0; k = chunk counts W/k of the range;\n  each case's curve and every formula's regret with its 95% interval are in the files written.\n",
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams,\n  worse where its 95% CI lies above 0, tie where it holds 0, better where below 0; W/k = the work in k\n  equal chunks; each case's curve and every formula's regret with its 95% interval are in the files written.\n",
     );
     out
 }
 
-/// The range not significantly worse for a summary cell: `25.142–26.714 min (k 8–9)`.
+/// The range not significantly worse for a summary cell: `25.063–26.667 min (W/133–W/125)`.
 fn chunk_range_cell(o: &crate::optimize::Optimum, unit: (&str, f64)) -> String {
     let ends = format!("{:.3}–{:.3} {}", o.interval_ci_low_s / unit.1, o.interval_ci_high_s / unit.1, unit.0);
     match o.chunks {
-        Some((k, l)) if k == l => format!("{ends} (k {k})"),
-        Some((k, l)) => format!("{ends} (k {k}–{l})"),
+        Some((k, l)) if k == l => format!("{ends} (W/{k})"),
+        Some((k, l)) => format!("{ends} (W/{k}–W/{l})"),
         None => ends,
     }
 }
@@ -872,26 +879,36 @@ pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimiz
         ));
     }
     out.push_str(
-        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n  verdict = worse where the regret's 95% CI lies above 0, tie where it holds 0;\n  var. red. = variance of that difference with independent streams ÷ with common random numbers.\n",
+        "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n",
     );
+    out.push_str(&format!("  {VERDICT_LEGEND}\n"));
+    out.push_str("  var. red. = variance of that difference with independent streams ÷ with common random numbers.\n");
     if o.chunks.is_some() {
-        out.push_str(OPTIMUM_CHUNKS_NOTE);
+        for line in OPTIMUM_CHUNKS_NOTE {
+            out.push_str(&format!("  {line}\n"));
+        }
     }
     out
 }
 
-/// Why a formula inside the range of the best can still be worse: said under every table
-/// whose range is of equal chunkings.
-const OPTIMUM_CHUNKS_NOTE: &str = "  W/k = the work in k equal chunks: the range holds those not significantly worse; an interval between\n  \
-     two of them ends in a short chunk, costs up to one more write, and can be worse inside the range.\n";
+/// Why a formula inside the range of the best can still be worse, said under every table
+/// whose range is of equal chunkings: its lines, without indent.
+const OPTIMUM_CHUNKS_NOTE: [&str; 2] = [
+    "W/k = the work in k equal chunks: the range holds those not significantly worse; an interval between",
+    "two of them ends in a short chunk, costs up to one more write, and can be worse inside the range.",
+];
+
+/// What the verdict column says: its legend, one line.
+const VERDICT_LEGEND: &str = "verdict = worse where the regret's 95% CI lies above 0, tie where it holds 0, better where it lies below 0 \
+     (the best lies between two grid points);";
 
 /// The range of intervals not significantly worse than the best, with its chunk counts
-/// where it is made of equal chunkings W/k: `25.142 min to 26.714 min (W/k, k = 8 to 9)`.
+/// where it is made of equal chunkings W/k: `25.063 min to 26.667 min (W/133 to W/125)`.
 fn optimum_range(o: &crate::optimize::Optimum, f: &dyn Fn(f64) -> String) -> String {
     let ends = format!("{} to {}", f(o.interval_ci_low_s), f(o.interval_ci_high_s));
     match o.chunks {
-        Some((k, l)) if k == l => format!("{ends} (W/k, k = {k})"),
-        Some((k, l)) => format!("{ends} (W/k, k = {k} to {l})"),
+        Some((k, l)) if k == l => format!("{ends} (W/{k})"),
+        Some((k, l)) => format!("{ends} (W/{k} to W/{l})"),
         None => ends,
     }
 }

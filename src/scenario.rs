@@ -700,7 +700,9 @@ impl Sweep {
                     continue;
                 }
                 let at = ["sweep", key.as_str()];
-                if let toml::Value::Table(inner) = &values {
+                if let toml::Value::Table(inner) = &values
+                    && !inner.is_empty()
+                {
                     // `policy.factor = [...]` unquoted is TOML for a table `policy` holding
                     // `factor`: name the key the user meant and how to write it.
                     let mut dotted = key.clone();
@@ -801,7 +803,8 @@ impl Sweep {
 
     /// The `--set` argument that set `key`, if one did.
     pub(crate) fn set_origin(&self, key: &str) -> Option<Origin> {
-        self.sets.iter().find(|(k, _)| k == key).map(|(_, o)| o.clone())
+        // The last `--set` of a key is the one in force.
+        self.sets.iter().rev().find(|(k, _)| k == key).map(|(_, o)| o.clone())
     }
 
     /// Points of the cartesian product (the last axis varies fastest).

@@ -79,7 +79,7 @@ impl EfficiencyArgs {
             ("schedule.runtime_ratio", "--runtime-ratio", &self.runtime_ratio),
         ]
         .into_iter()
-        .filter_map(|(key, flag, v)| v.as_ref().map(|v| (format!("{key}={v}"), format!("{flag} {v}"))))
+        .filter_map(|(key, flag, v)| v.as_ref().map(|v| (format!("{key}={v}"), format!("{flag} {}", shell_word(v)))))
         .collect()
     }
 
@@ -94,7 +94,9 @@ impl EfficiencyArgs {
     /// reaches the scenario as a `--set` the user never wrote).
     fn at_flag(&self, err: Error) -> Error {
         match err {
-            Error::Scenario { origin: Origin::Set(arg), key, message } => {
+            // A `--set` written exactly as a shorthand expands is applied after it: the
+            // `--set` is the one in force, so it keeps the blame.
+            Error::Scenario { origin: Origin::Set(arg), key, message } if !self.sets.contains(&arg) => {
                 let origin = match self.shorthands().into_iter().find(|(set, _)| *set == arg) {
                     Some((_, flag)) => Origin::Flag(flag),
                     None => Origin::Set(arg),
@@ -103,6 +105,16 @@ impl EfficiencyArgs {
             }
             other => other,
         }
+    }
+}
+
+/// `word` as a shell would need it to be pasted back: quoted when it holds a space, a quote
+/// or another character the shell reads.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-+._/:=@%,".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

@@ -1249,7 +1249,8 @@ pub fn stats_csv(stats: &[SystemStats]) -> String {
             s.failures.to_string(),
             s.nodes_failed.to_string(),
             s.span_s.to_string(),
-            s.mtbf_s.to_string(),
+            // As in the table: one failure has no MTBF.
+            if s.failures >= 2 { s.mtbf_s.to_string() } else { String::new() },
             s.zero_gaps.to_string(),
             opt(s.weibull, |f| f.shape.to_string()),
             opt(s.weibull, |f| f.shape_se.to_string()),

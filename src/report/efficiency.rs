@@ -204,7 +204,7 @@ impl<'a> EfficiencyReport<'a> {
                 row.push(format!("{:.5} ± {:.5}", pooled.value, pooled.half_width));
             }
             let (model, pooled, _) = figure(r, 0);
-            row.push(format!("{:+.2}", z(model, &pooled)));
+            row.push(crate::report::z_cell(pooled.value, model, pooled.se));
             row.push(format!("{:.1}", r.sim.failed_jobs.mean));
             rows.push(row);
         }
@@ -230,6 +230,12 @@ impl<'a> EfficiencyReport<'a> {
             "\n  e = 1 − ΣL/ΣU; l_chk, l_F, l_R: checkpoint, failure and restart losses over ΣU (node-hours). \
              z(e) = (simulated − model)/SE.\n",
         );
+        if rows.iter().skip(1).any(|r| r.iter().rev().nth(1).is_some_and(|z| z == "—")) {
+            out.push_str(
+                "  z(e) = —: every replication gave the same e (SE = 0; usually no failure struck), so there is \
+                 no z and ± 0 is no real interval.\n",
+            );
+        }
         if self.result.points.iter().any(|r| !r.warnings.is_empty()) {
             out.push_str("  Some points have warnings (on stderr, and under `warnings` in the JSON).\n");
         }

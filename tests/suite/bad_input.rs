@@ -179,6 +179,12 @@ fn sweep_with_a_bare_number() {
     );
 }
 
+/// Of two `--set` of one key the last is in force, and it is the one blamed.
+#[test]
+fn the_last_set_of_a_key_is_blamed() {
+    rejects(GOOD, &["--set", "job.nodes=2", "--set", "job.nodes=0"], &["--set job.nodes=0: key `job.nodes`"]);
+}
+
 /// A key of one table written under another is told where it belongs, in the file and in
 /// a `--set`.
 #[test]
@@ -250,6 +256,8 @@ fn sweep_over_an_unquoted_dotted_key() {
         &[],
         &["bad.toml:19:1", "policy.factor", "must be quoted", "\"policy.factor\" = [...]"],
     );
+    // An empty table is no dotted key: it is told what a sweep entry is.
+    rejects(&format!("{GOOD}\n[sweep]\npolicy = {{}}\n"), &[], &["bad.toml:19", "must be an array of values"]);
 }
 
 #[test]

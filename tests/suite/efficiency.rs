@@ -556,7 +556,11 @@ fn out_of_range_sizes_keep_their_unit() {
     rejects(
         GOOD,
         &["--bandwidth", "-1 GB/s"],
-        &["--bandwidth -1 GB/s: key `machine.bandwidth`", "\"-1 GB/s\" is out of range", "accepted is a bandwidth > 0"],
+        &[
+            "--bandwidth '-1 GB/s': key `machine.bandwidth`",
+            "\"-1 GB/s\" is out of range",
+            "accepted is a bandwidth > 0",
+        ],
     );
     rejects(
         &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "0 TB/s""#),
@@ -595,4 +599,14 @@ fn a_study_that_is_not_text() {
     let at = format!("bad.toml:{}:6", GOOD.lines().count() + 1);
     assert!(stderr.contains(&at) && stderr.contains("0xE9 is not UTF-8"), "{stderr}");
     assert!(!out.exists(), "{out:?}");
+}
+
+/// Where no failure strikes, every replication gives the same e (SE = 0): z(e) is `—`, not
+/// `+inf` or `NaN`, and the footer says why.
+#[test]
+fn a_point_without_spread_has_no_z() {
+    let (o, _dir) = efficiency(&["scenarios/small-schedule.toml", "--reps", "5", "--failure-rate", "1e-30"]);
+    let table = ok(&o);
+    assert!(!table.contains("inf") && !table.contains("NaN"), "{table}");
+    assert!(table.contains("z(e) = —: every replication gave the same e"), "{table}");
 }

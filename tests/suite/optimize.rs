@@ -4,13 +4,18 @@
 use super::load;
 use ckptsim::analytic;
 use ckptsim::failure::FailureModel;
-use ckptsim::optimize::{Optimum, Verdict, optimize};
+use ckptsim::optimize::{Optimum, optimize};
 use ckptsim::scenario::Point;
 
 /// The reported interval must be narrower than this share of the optimum.
 const MAX_RELATIVE_WIDTH: f64 = 0.10;
 /// Common random numbers must make paired differences less variable than independent runs.
 const MIN_VARIANCE_REDUCTION: f64 = 1.0;
+/// Student's t quantile for a 95% interval at 10,000 replications (to 4 digits): turns a
+/// half-width back into a standard error.
+const T_95: f64 = 1.9602;
+/// A simulated regret must lie within this many standard errors of the exact one.
+const MAX_Z: f64 = 4.0;
 /// Replications per candidate: the CLI's default budget.
 const REPS: u64 = ckptsim::cli::OPTIMIZE_DEFAULT_REPLICATIONS;
 
@@ -41,10 +46,13 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
     // The range is made of equal chunkings of the work: its ends are W/k for the chunk
     // counts reported.
     let w = point.job.work_s;
-    let (fewest, most) = o.chunks.expect("the refinement grid is of equal chunkings");
-    assert!(fewest <= most, "{fewest} > {most}");
-    assert!((w / fewest as f64 - o.interval_ci_high_s).abs() <= 1e-9 * w, "{fewest} chunks: {}", o.interval_ci_high_s);
-    assert!((w / most as f64 - o.interval_ci_low_s).abs() <= 1e-9 * w, "{most} chunks: {}", o.interval_ci_low_s);
+    let (at_low, at_high) = o.chunks.expect("the refinement grid is of equal chunkings");
+    assert!((w / at_low as f64 - o.interval_ci_low_s).abs() <= 1e-9 * w, "{at_low} chunks: {}", o.interval_ci_low_s);
+    assert!(
+        (w / at_high as f64 - o.interval_ci_high_s).abs() <= 1e-9 * w,
+        "{at_high} chunks: {}",
+        o.interval_ci_high_s
+    );
     let width = o.interval_ci_high_s - o.interval_ci_low_s;
     if let Some(share) = max_width {
         assert!(width < share * t_star, "interval {width} s is not narrower than {share} of {t_star} s");
@@ -70,7 +78,6 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
         );
         // The regret is measured against the best interval: no formula beats it significantly.
         assert!(f.regret_ci_high >= 0.0, "{}: regret {} [{}, {}]", f.name, f.regret, f.regret_ci_low, f.regret_ci_high);
-        assert_ne!(f.verdict(), Verdict::Better, "{}", f.name);
     }
     o
 }
@@ -82,13 +89,26 @@ fn exponential_optimum_is_inside_a_narrow_interval() {
     let m = p.failures.mtbf_s();
     let exact = |t: f64| analytic::finite_work_overhead(&p.job, t, m);
     let o = check(p, exact, 42, Some(MAX_RELATIVE_WIDTH));
-    // Daly eq. 37 (25.96 min) lies inside the range of the best (25.06–26.67 min, W/k for
-    // k = 125 to 133) yet is significantly worse: 2e5 s / 25.96 min leaves a last chunk of
-    // 0.4 of an interval, which still costs a whole write. The verdict says so, and the
-    // closed form agrees (the simulation's regret is of the exact difference's sign).
+    // The regrets are measured on replications that did not choose the best: each is an
+    // unbiased estimate of the exact regret, exact(T_formula) − exact(T_best). (On the
+    // search's own streams the best's mean is low by selection and every regret high.)
+    for f in &o.formulas {
+        let exact_regret = exact(f.interval_s) - exact(o.best_interval_s);
+        let se = (f.regret_ci_high - f.regret) / T_95;
+        assert!(
+            (f.regret - exact_regret).abs() < MAX_Z * se,
+            "{}: regret {} ± {} against exact {exact_regret}",
+            f.name,
+            f.regret,
+            se
+        );
+    }
+    // Daly eq. 37 (25.96 min) lies inside the range of the best (W/133 to W/125) but between
+    // two equal chunkings: its last chunk is 0.4 of an interval and still costs a whole
+    // write, so its exact expectation is above the best's: the range vouches for the W/k in
+    // it, not for the intervals between them.
     let daly = o.formulas.iter().find(|f| f.name == "daly-high-order").expect("Daly eq. 37");
     assert!(o.interval_ci_low_s < daly.interval_s && daly.interval_s < o.interval_ci_high_s, "{daly:?}");
-    assert_eq!(daly.verdict(), Verdict::Worse, "{daly:?}");
     assert!(exact(daly.interval_s) > exact(o.best_interval_s), "{daly:?}, best {} s", o.best_interval_s);
 }
 
@@ -164,6 +184,22 @@ fn optimize_on_a_sweep_gives_each_case_its_own_search() {
     let summary = std::fs::read_to_string(out("all").join("young-daly-optimize.csv")).unwrap();
     assert_eq!(summary.lines().count(), 4, "{summary}");
     assert!(summary.starts_with("case,job.checkpoint,best_interval_s,"), "{summary}");
+    // Each row carries its chunk counts and every formula's verdict, as the JSON does.
+    let mut rows = csv::Reader::from_reader(summary.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("{name}: {header:?}"));
+    for (k, row) in rows.records().enumerate() {
+        let row = row.unwrap();
+        for (col, field) in [("interval_ci_low_chunks", "interval_ci_low_chunks"), ("young_verdict", "")] {
+            let cell = &row[column(col)];
+            let json = if field.is_empty() {
+                cases[k]["formulas"][0]["verdict"].as_str().unwrap().to_string()
+            } else {
+                cases[k][field].to_string()
+            };
+            assert_eq!(cell, json, "case {k}: {col}");
+        }
+    }
     for (k, value) in ["20 s", "2 min", "10 min"].iter().enumerate() {
         let case = &cases[k];
         assert_eq!(case["case"], k);

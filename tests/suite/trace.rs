@@ -718,6 +718,10 @@ fn table_and_csv_carry_units_and_every_system() {
     let table = trace::stats_table(&[trace::system_stats(&one)]);
     let row = table.lines().find(|l| l.trim_start().starts_with("single")).unwrap();
     assert!(!row.contains("0.00 ") && table.contains("MTBF — : a single failure spans no time"), "{table}");
+    let csv = trace::stats_csv(&[trace::system_stats(&one)]);
+    let mut lines = csv.lines();
+    let mtbf = lines.next().unwrap().split(',').position(|c| c == "mtbf_s").unwrap();
+    assert_eq!(lines.next().unwrap().split(',').nth(mtbf), Some(""), "{csv}");
     let csv = trace::stats_csv(&stats);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
