@@ -75,10 +75,10 @@ pub struct FormulaRegret {
     pub name: &'static str,
     /// Its interval (s).
     pub interval_s: f64,
-    /// Simulated mean overhead at that interval, on the fresh replications (reps..2·reps).
+    /// Simulated mean overhead at that interval, on [`Optimum::judged_on`].
     pub overhead_mean: f64,
-    /// Mean paired difference to the best interval (overhead units) on the fresh
-    /// replications, with its 95% interval.
+    /// Mean paired difference to the best interval (overhead units) on
+    /// [`Optimum::judged_on`], with its 95% interval.
     pub regret: f64,
     /// Lower end of the regret's 95% interval.
     pub regret_ci_low: f64,
@@ -97,8 +97,9 @@ pub enum Verdict {
     Worse,
     /// The regret's interval holds zero: not distinguishable from the best.
     Tie,
-    /// The regret's interval lies below zero: better than every candidate of the grid (the
-    /// best lies between two of them).
+    /// The regret's interval lies below zero: on the fresh replications the formula's
+    /// interval beat the search's best (the search chose a worse point, or, for an interval
+    /// as good as the best, chance: one comparison in 40 by a 95% interval's lower tail).
     Better,
 }
 
@@ -132,8 +133,14 @@ impl FormulaRegret {
 /// What `ckptsim optimize` reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Optimum {
-    /// Replications behind every candidate (the same streams for all).
+    /// Replications behind every candidate of the search (the same streams for all: the
+    /// curve and the range), and behind each comparison of [`Optimum::judged_on`].
     pub replications: u64,
+    /// The replications on which the best and the formulas' intervals are compared (the
+    /// overhead at the best, the formulas' overheads and regrets): fresh ones, reps..2·reps,
+    /// that did not choose the best; 0..reps (the search's own) only where the best was
+    /// infeasible on the fresh ones.
+    pub judged_on: std::ops::Range<u64>,
     /// The interval with the lowest mean overhead on the refinement grid (s).
     pub best_interval_s: f64,
     /// The smallest interval not significantly worse than the best (s).
@@ -146,8 +153,8 @@ pub struct Optimum {
     /// interval between two equal chunkings is not covered by the range: it ends in a short
     /// chunk, and may be significantly worse.
     pub chunks: Option<(u64, u64)>,
-    /// Mean overhead at the best interval, on the fresh replications (reps..2·reps): on the
-    /// search's own it is low by selection.
+    /// Mean overhead at the best interval, on [`Optimum::judged_on`] (on the search's own
+    /// replications it is low by selection).
     pub best_overhead_mean: f64,
     /// Its 95% half-width.
     pub best_overhead_half_width: f64,
@@ -244,7 +251,7 @@ const MAX_KEPT_FAILURES: usize = 1 << 25;
 /// The most replications whose tapes the optimizer keeps (each holds its stream's state).
 const MAX_KEPT_TAPES: u64 = 1 << 20;
 
-/// Evaluates candidate intervals of one point on replications 0..`reps`, every candidate on
+/// Evaluates candidate intervals of one point on a range of replications, every candidate on
 /// the same failures (common random numbers). Each replication's failures are recorded on a
 /// [`Tape`] of at most its share of [`MAX_KEPT_FAILURES`] and replayed for every candidate; a
 /// tape that its replication outgrows is dropped, and that replication is drawn afresh on a
@@ -407,8 +414,8 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-/// The interval that minimises the mean overhead of `point` under its failure model, over
-/// replications 0..`reps` from `seed`.
+/// The interval that minimises the mean overhead of `point` under its failure model, chosen
+/// on replications 0..`reps` from `seed` and judged on reps..2·`reps` ([`Optimum::judged_on`]).
 pub fn optimize(point: &Point, reps: u64, seed: u64) -> Result<Optimum> {
     optimize_keeping(point, reps, seed, MAX_KEPT_FAILURES, &|_| {})
 }
@@ -547,10 +554,12 @@ fn optimize_keeping(
     let formula_candidates = confirmed.split_off(1);
     // Feasible on the search's streams, the best is all but surely feasible on others; if
     // not, the comparisons stay on the search's streams.
-    let (best, formula_candidates) = match confirmed.pop() {
-        Some(b) if b.feasible() => (b, formula_candidates),
-        _ => (best, evaluator.all(&at[1..])?),
+    let (best, formula_candidates, judged_on) = match confirmed.pop() {
+        Some(b) if b.feasible() => (b, formula_candidates, reps..2 * reps),
+        _ => (best, evaluator.all(&at[1..])?, 0..reps),
     };
+    // Three formulas, or a fallback, leave the plan's last steps unused.
+    progress(1.0);
     let mut formulas = vec![];
     for (&(name, t), c) in named.iter().zip(formula_candidates) {
         if !c.feasible() {
@@ -587,6 +596,7 @@ fn optimize_keeping(
     curve.dedup_by(|x, y| x.0 == y.0);
     Ok(Optimum {
         replications: reps,
+        judged_on,
         best_interval_s: best.interval_s,
         interval_ci_low_s,
         interval_ci_high_s,

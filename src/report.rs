@@ -452,6 +452,7 @@ fn optimum_fields(point: &Point, o: &crate::optimize::Optimum) -> Map<String, Va
         "interval_ci_high_s": o.interval_ci_high_s,
         "interval_ci_low_chunks": o.chunks.map(|c| c.0),
         "interval_ci_high_chunks": o.chunks.map(|c| c.1),
+        "judged_on_replications": [o.judged_on.start, o.judged_on.end],
         "best_overhead_mean": o.best_overhead_mean,
         "best_overhead_half_width": o.best_overhead_half_width,
         "formulas": o.formulas.iter().map(|f| json!({
@@ -484,8 +485,10 @@ fn pretty(doc: Map<String, Value>) -> String {
 }
 
 /// The JSON of `ckptsim optimize`: `best_interval_s`, `interval_ci_low_s`,
-/// `interval_ci_high_s`, `best_overhead_mean`, `formulas: [{name, interval_s, overhead_mean,
-/// regret, regret_ci_low, regret_ci_high}]`, with the curve of every candidate evaluated.
+/// `interval_ci_high_s`, `interval_ci_low_chunks`, `interval_ci_high_chunks`,
+/// `judged_on_replications` ([first, end)), `best_overhead_mean`, `formulas: [{name,
+/// interval_s, overhead_mean, regret, regret_ci_low, regret_ci_high, variance_reduction,
+/// verdict}]`, with the curve of every candidate evaluated.
 pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum) -> String {
     let mut doc = optimum_head(scenario, seed, o.replications);
     doc.extend(optimum_fields(&scenario.points[0], o));
@@ -686,8 +689,8 @@ pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::opti
         ));
     }
     out.push('\n');
-    out.push_str(VERDICT_LEGEND.trim_end_matches(';'));
-    out.push('.');
+    out.push_str(VERDICT_LEGEND.join(" ").trim_end_matches(';'));
+    out.push_str(&format!(". {}{}.", judged_note(o)[..1].to_uppercase(), &judged_note(o)[1..]));
     if o.chunks.is_some() {
         out.push(' ');
         out.push_str(&OPTIMUM_CHUNKS_NOTE.join(" "));
@@ -741,7 +744,7 @@ pub fn optimum_cases_markdown(
     out.push_str(&format!(
         "\nRegret = overhead at the formula's interval − at the best, paired over the same failure streams, with \
          its 95% CI; {} W/k = the work in k equal chunks.\n",
-        VERDICT_LEGEND
+        VERDICT_LEGEND.join(" ")
     ));
     out
 }
@@ -881,8 +884,9 @@ pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimiz
     out.push_str(
         "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams;\n",
     );
-    out.push_str(&format!("  {VERDICT_LEGEND}\n"));
-    out.push_str("  var. red. = variance of that difference with independent streams ÷ with common random numbers.\n");
+    out.push_str(&format!("  {}\n  {}\n", VERDICT_LEGEND[0], VERDICT_LEGEND[1]));
+    out.push_str("  var. red. = variance of that difference with independent streams ÷ with common random numbers;\n");
+    out.push_str(&format!("  {}.\n", judged_note(o)));
     if o.chunks.is_some() {
         for line in OPTIMUM_CHUNKS_NOTE {
             out.push_str(&format!("  {line}\n"));
@@ -899,8 +903,28 @@ const OPTIMUM_CHUNKS_NOTE: [&str; 2] = [
 ];
 
 /// What the verdict column says: its legend, one line.
-const VERDICT_LEGEND: &str = "verdict = worse where the regret's 95% CI lies above 0, tie where it holds 0, better where it lies below 0 \
-     (the best lies between two grid points);";
+const VERDICT_LEGEND: [&str; 2] = [
+    "verdict = worse where the regret's 95% CI lies above 0, tie where it holds 0, better where it lies below 0",
+    "(the formula's interval beat the search's best on fresh replications);",
+];
+
+/// Which replications each number of an optimum comes from, in words.
+fn judged_note(o: &crate::optimize::Optimum) -> String {
+    let (a, b) = (o.judged_on.start, o.judged_on.end);
+    if a == 0 {
+        format!(
+            "overheads and regrets on the search's own replications 0–{} (the best was infeasible on fresh ones)",
+            b.saturating_sub(1)
+        )
+    } else {
+        format!(
+            "overheads and regrets on fresh replications {a}–{}, not on the search's 0–{} that chose the best \
+             (the range and the curve are on those)",
+            b - 1,
+            a - 1
+        )
+    }
+}
 
 /// The range of intervals not significantly worse than the best, with its chunk counts
 /// where it is made of equal chunkings W/k: `25.063 min to 26.667 min (W/133 to W/125)`.

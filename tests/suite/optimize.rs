@@ -76,8 +76,6 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
             f.name,
             f.variance_reduction
         );
-        // The regret is measured against the best interval: no formula beats it significantly.
-        assert!(f.regret_ci_high >= 0.0, "{}: regret {} [{}, {}]", f.name, f.regret, f.regret_ci_low, f.regret_ci_high);
     }
     o
 }
@@ -110,6 +108,40 @@ fn exponential_optimum_is_inside_a_narrow_interval() {
     let daly = o.formulas.iter().find(|f| f.name == "daly-high-order").expect("Daly eq. 37");
     assert!(o.interval_ci_low_s < daly.interval_s && daly.interval_s < o.interval_ci_high_s, "{daly:?}");
     assert!(exact(daly.interval_s) > exact(o.best_interval_s), "{daly:?}, best {} s", o.best_interval_s);
+}
+
+/// Searches (seeds) of the unbiasedness test.
+const UNBIASED_SEEDS: u64 = 40;
+/// Replications per candidate in each of those searches.
+const UNBIASED_REPS: u64 = 2000;
+
+/// The regrets are judged on replications that did not choose the best: over many searches
+/// their error against the exact regret averages to zero. On the search's own streams the
+/// best's mean is low by selection and each regret about 2 SE high on this point (Daly eq. 37
+/// at 10,000 replications: +0.00049 ± 0.00015 against an exact +0.00016), which one search
+/// cannot show at 4 SE but the mean of 40 does (its SE is 1/√40 ≈ 0.16).
+#[test]
+fn regrets_are_unbiased_over_many_searches() {
+    let sc = load("scenarios/young-daly.toml", &["job.checkpoint=2 min", "policy.factor=1"]);
+    let p = &sc.points[0];
+    let exact = |t: f64| analytic::finite_work_overhead(&p.job, t, p.failures.mtbf_s());
+    let t = ckptsim::stats::t_975(UNBIASED_REPS - 1);
+    for name in ["young", "daly-high-order"] {
+        let z: Vec<f64> = (0..UNBIASED_SEEDS)
+            .map(|seed| {
+                let o = optimize(p, UNBIASED_REPS, 1000 + seed).expect("optimizes");
+                assert_eq!(o.judged_on, UNBIASED_REPS..2 * UNBIASED_REPS, "judged on fresh replications");
+                let f = o.formulas.iter().find(|f| f.name == name).expect("the formula");
+                let se = (f.regret_ci_high - f.regret) / t;
+                (f.regret - (exact(f.interval_s) - exact(o.best_interval_s))) / se
+            })
+            .collect();
+        let mean = z.iter().sum::<f64>() / z.len() as f64;
+        assert!(
+            mean.abs() < MAX_Z / (UNBIASED_SEEDS as f64).sqrt(),
+            "{name}: mean z {mean} over {UNBIASED_SEEDS} searches: {z:?}"
+        );
+    }
 }
 
 #[test]
