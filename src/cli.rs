@@ -723,6 +723,11 @@ fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
 /// Replications behind every candidate of `optimize` unless the scenario asks for more.
 pub const OPTIMIZE_DEFAULT_REPLICATIONS: u64 = 10_000;
 
+/// The most replications per candidate `optimize` accepts: the search keeps every
+/// candidate's per-replication overheads (8 bytes each, over a hundred candidates), so 10⁷
+/// is already about 10 GB; it took a panic (capacity overflow) to say more was too many.
+pub const OPTIMIZE_MAX_REPLICATIONS: u64 = 10_000_000;
+
 /// The most worker threads `--threads` accepts: far more than any machine has cores, and few
 /// enough that starting them is quick.
 pub const MAX_THREADS: usize = 1024;
@@ -750,6 +755,13 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         (None, Stop::Replications(n)) => n.max(OPTIMIZE_DEFAULT_REPLICATIONS),
         (None, Stop::Precision(_)) => OPTIMIZE_DEFAULT_REPLICATIONS,
     };
+    if reps > OPTIMIZE_MAX_REPLICATIONS {
+        let given = if args.reps.is_some() { "--reps" } else { "run.replications" };
+        return Err(usage(format!(
+            "{given} {reps}: optimize keeps every candidate's per-replication overheads in memory; accepted is at \
+             most {OPTIMIZE_MAX_REPLICATIONS} replications per candidate"
+        )));
+    }
     let seed = args.control.seed.unwrap_or(sc.run.seed);
     let pool = thread_pool(args.control.threads)?;
     let cases = crate::optimize::cases(&sc);

@@ -1057,3 +1057,21 @@ fn a_sweep_of_too_many_points() {
     rejects(&text, &[], &["bad.toml:18:1", "the sweep has 10001 = 10001 points"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "refused at once");
 }
+
+/// `optimize` keeps every candidate's per-replication overheads: more replications than it
+/// can hold is refused with the limit (it panicked with a capacity overflow), exit 2, nothing
+/// written; the scenario's own count is checked too.
+#[test]
+fn optimize_refuses_more_replications_than_it_can_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for extra in [&["--reps", "18446744073709551615"][..], &["--set", "run.replications=20000000"]] {
+        let mut args = vec!["optimize", "scenarios/young-daly.toml", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = ckptsim(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(!stderr.contains("panicked") && stderr.contains("accepted is at most 10000000"), "{stderr}");
+        assert!(!out.exists(), "{extra:?}: {} written", out.display());
+    }
+}
