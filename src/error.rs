@@ -28,9 +28,19 @@ impl fmt::Display for Origin {
             Origin::File { path, line: Some(l), column: Some(c) } => write!(f, "{}:{l}:{c}", path.display()),
             Origin::File { path, line: Some(l), column: None } => write!(f, "{}:{l}", path.display()),
             Origin::File { path, .. } => write!(f, "{}", path.display()),
-            Origin::Set(arg) => write!(f, "--set {arg}"),
+            Origin::Set(arg) => write!(f, "--set {}", shell_word(arg)),
             Origin::Flag(arg) => write!(f, "{arg}"),
         }
+    }
+}
+
+/// `word` as a shell needs it to be pasted back: as it is when it holds only characters the
+/// shell takes literally, else in single quotes (`'-3 GB/s'`).
+pub(crate) fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-+._/:=@%,".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

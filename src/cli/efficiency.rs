@@ -79,7 +79,9 @@ impl EfficiencyArgs {
             ("schedule.runtime_ratio", "--runtime-ratio", &self.runtime_ratio),
         ]
         .into_iter()
-        .filter_map(|(key, flag, v)| v.as_ref().map(|v| (format!("{key}={v}"), format!("{flag} {}", shell_word(v)))))
+        .filter_map(|(key, flag, v)| {
+            v.as_ref().map(|v| (format!("{key}={v}"), format!("{flag} {}", crate::error::shell_word(v))))
+        })
         .collect()
     }
 
@@ -105,16 +107,6 @@ impl EfficiencyArgs {
             }
             other => other,
         }
-    }
-}
-
-/// `word` as a shell would need it to be pasted back: quoted when it holds a space, a quote
-/// or another character the shell reads.
-fn shell_word(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-+._/:=@%,".contains(c)) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

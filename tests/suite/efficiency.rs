@@ -489,7 +489,7 @@ fn tiny_rates_and_bandwidths_blame_their_own_key() {
     rejects(
         GOOD,
         &["--set", "machine.bandwidth=1e-300 B/s"],
-        &["--set machine.bandwidth=1e-300 B/s", "key `machine.bandwidth`", "1e-300 B/s is too slow"],
+        &["--set 'machine.bandwidth=1e-300 B/s'", "key `machine.bandwidth`", "1e-300 B/s is too slow"],
     );
     rejects(
         &with(r#"checkpoint_bytes = "200 GB""#, r#"checkpoint_bytes = "1e-320 B""#),
