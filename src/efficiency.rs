@@ -807,16 +807,7 @@ fn check_point(p: &EfficiencyPoint, types: &[JobType], schedule: &Schedule) -> s
                 ));
             }
             if usage / (u_c + u_chk) > MAX_SEGMENTS {
-                return Err(field(
-                    "policy.factor",
-                    format!(
-                        "{} gives the {}-node jobs more than {MAX_SEGMENTS:e} checkpoints each (u_c = {} \
-                         node-hours); accepted is a larger factor",
-                        p.factor,
-                        t.nodes,
-                        sig(u_c)
-                    ),
-                ));
+                return Err(too_many_segments(p, types, t));
             }
         }
     }
@@ -887,6 +878,60 @@ fn ratio_out_of_range(p: &EfficiencyPoint, t: &JobType, schedule: &Schedule) -> 
 /// "from `lo` to `hi`", or "≥ `lo`" when `hi` is beyond the numbers' range. `lo` is raised
 /// to the smallest normal number (with a margin over the 4 digits shown): a value below it has
 /// lost its precision, whatever it multiplies.
+/// The error for a job type `t` of `types` that would write more than [`MAX_SEGMENTS`]
+/// checkpoints. The count is usage / (u_c + u_chk): a factor that shortens the cadence raises
+/// it, and so does a given runtime ratio that stretches the jobs. The ratio is blamed when it
+/// was given and even factor 1 would not do; otherwise the factor, with the factors accepted.
+fn too_many_segments(p: &EfficiencyPoint, types: &[JobType], t: &JobType) -> FieldError {
+    let m = &p.machine;
+    // Per job type with a cadence: (usage, u_c at factor 1, u_chk) (nh).
+    let costs: Vec<(f64, f64, f64)> =
+        types.iter().filter_map(|t| Some((t.usage_nh(), m.u_c(t.nodes, p.cadence, 1.0)?, m.u_chk(t.nodes)))).collect();
+    let segments =
+        |factor: f64| costs.iter().map(|&(usage, base, chk)| usage / (factor * base + chk)).fold(0.0, f64::max);
+    let u_c = m.u_c(t.nodes, p.cadence, p.factor).unwrap_or(f64::NAN);
+    let u_chk = m.u_chk(t.nodes);
+    if p.runtime_ratio_source == RatioSource::Given && segments(1.0) > MAX_SEGMENTS {
+        // The count grows linearly with the ratio (every usage is requested time × r × N).
+        let most = p.runtime_ratio * (MAX_SEGMENTS / segments(p.factor)) * (1.0 - 1e-3);
+        return field(
+            "schedule.runtime_ratio",
+            format!(
+                "{} makes the {}-node jobs use {} node-hours each, more than {MAX_SEGMENTS:e} checkpoints (u_c = {} \
+                 node-hours of compute and u_chk = {} per checkpoint); accepted here is a ratio ≤ {}",
+                shown_number(p.runtime_ratio),
+                t.nodes,
+                sig(t.usage_nh()),
+                sig(u_c),
+                sig(u_chk),
+                sig(most)
+            ),
+        );
+    }
+    // The least factor at which every type stays within the limit: usage / (f·base + chk) ≤ MAX.
+    let least =
+        costs.iter().map(|&(usage, base, chk)| (usage / MAX_SEGMENTS - chk) / base).fold(f64::MIN_POSITIVE, f64::max)
+            * (1.0 + 1e-3);
+    field(
+        "policy.factor",
+        format!(
+            "{} gives the {}-node jobs ({} node-hours each) more than {MAX_SEGMENTS:e} checkpoints (u_c = {} \
+             node-hours of compute and u_chk = {} per checkpoint); accepted here is a factor ≥ {}{}",
+            shown_number(p.factor),
+            t.nodes,
+            sig(t.usage_nh()),
+            sig(u_c),
+            sig(u_chk),
+            sig(least),
+            if p.runtime_ratio_source == RatioSource::Given {
+                format!(" (or a schedule.runtime_ratio below {})", shown_number(p.runtime_ratio))
+            } else {
+                String::new()
+            }
+        ),
+    )
+}
+
 fn accepted_range(lo: f64, hi: f64) -> String {
     let lo = lo.max(f64::MIN_POSITIVE * (1.0 + 1e-3));
     if hi.is_finite() { format!("from {} to {}", sig(lo), sig(hi)) } else { format!("≥ {}", sig(lo)) }

@@ -610,3 +610,58 @@ fn a_point_without_spread_has_no_z() {
     assert!(!table.contains("inf") && !table.contains("NaN"), "{table}");
     assert!(table.contains("z(e) = —: every replication gave the same e"), "{table}");
 }
+
+/// More than 10¹² checkpoints per job is refused, blaming what the user can change: a given
+/// runtime ratio that stretches the jobs (it was blamed on policy.factor, "accepted is a larger
+/// factor", though no factor would do), or else the factor, with the least one accepted. The
+/// bounds stated are the edges: the printed ratio runs, one 1% above it is refused.
+#[test]
+fn too_many_checkpoints_blame_the_ratio_or_the_factor_with_a_bound() {
+    let ratio = |r: &str| with(r#"runtime_ratio = "usage-weighted""#, &format!("runtime_ratio = {r}"));
+    rejects(
+        &ratio("1e300"),
+        &[],
+        &[
+            "bad.toml:17:17",
+            "key `schedule.runtime_ratio`",
+            "1e300 makes the 16-node jobs use",
+            "accepted here is a ratio ≤",
+        ],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("jobs.csv"), GOOD_CSV).unwrap();
+    let run = |toml: &str| {
+        fs::write(tmp.path().join("s.toml"), toml).unwrap();
+        let file = tmp.path().join("s.toml");
+        let out = tmp.path().join("out");
+        ckptsim(&[
+            "efficiency",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--reps",
+            "2",
+            "--format",
+            "csv",
+        ])
+    };
+    let o = run(&ratio("1e300"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let most: f64 = stderr.split("accepted here is a ratio ≤ ").nth(1).unwrap().trim().parse().unwrap();
+    assert_eq!(run(&ratio(&format!("{most:e}"))).status.code(), Some(0), "the stated bound {most:e} runs");
+    assert_eq!(run(&ratio(&format!("{:e}", most * 1.01))).status.code(), Some(2), "1% above {most:e} is refused");
+    // A factor that shortens the cadence: the factor is blamed, and the ratio named as the
+    // other way out because it was given.
+    let tiny_factor = ratio(&format!("{most:e}")).replacen("factor = 1.0", "factor = 0.5", 1);
+    let o = run(&tiny_factor);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    for part in ["key `policy.factor`", "accepted here is a factor ≥ ", "(or a schedule.runtime_ratio below"] {
+        assert!(stderr.contains(part), "stderr lacks {part:?}:\n{stderr}");
+    }
+    let least: f64 =
+        stderr.split("accepted here is a factor ≥ ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(least > 0.5 && least <= 1.0, "{least}");
+    let at_least = ratio(&format!("{most:e}")).replacen("factor = 1.0", &format!("factor = {least:e}"), 1);
+    assert_eq!(run(&at_least).status.code(), Some(0), "the stated least factor {least:e} runs");
+}
