@@ -406,17 +406,36 @@ pub(crate) fn create_out_dir(out: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses result files that a folder stands in the way of, before any work: the run would
-/// otherwise fail only when it writes them, its work lost.
-pub(crate) fn no_folder_at(paths: impl IntoIterator<Item = PathBuf>) -> anyhow::Result<()> {
-    match paths.into_iter().find(|p| p.is_dir()) {
-        Some(p) => Err(usage(format!(
-            "{} is a folder, where a result file goes; accepted is an --out (or a scenario name) with no folder \
-             of that name in it",
-            p.display()
-        ))),
-        None => Ok(()),
+/// Refuses, before any work, result paths that a folder stands in the way of (the run would
+/// otherwise fail only when it writes them, its work lost), and those that are one of the
+/// command's `inputs` (a scenario, schedule, failure log or partial): writing the result would
+/// replace the input (`efficiency jobs.csv --out .` replaced the schedule with its results).
+pub(crate) fn writable_outputs(
+    paths: impl IntoIterator<Item = PathBuf>,
+    inputs: &[&std::path::Path],
+) -> anyhow::Result<()> {
+    // Inputs were read, so they resolve; an output that does not exist yet is no input.
+    let inputs: Vec<(PathBuf, &std::path::Path)> =
+        inputs.iter().filter_map(|p| Some((std::fs::canonicalize(p).ok()?, *p))).collect();
+    for p in paths {
+        if p.is_dir() {
+            return Err(usage(format!(
+                "{} is a folder, where a result file goes; accepted is an --out (or a scenario name) with no folder \
+                 of that name in it",
+                p.display()
+            )));
+        }
+        let Ok(resolved) = std::fs::canonicalize(&p) else { continue };
+        if let Some((_, input)) = inputs.iter().find(|(i, _)| *i == resolved) {
+            return Err(usage(format!(
+                "{} is the input {}, where a result file would go: writing it would replace the input; accepted \
+                 is an --out folder other than the input's (or another name for the input)",
+                p.display(),
+                input.display()
+            )));
+        }
     }
+    Ok(())
 }
 
 /// Shows on stderr what in `sc` is valid but probably not meant.
@@ -463,18 +482,25 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         ));
     }
     create_out_dir(&args.out)?;
-    no_folder_at(scenarios.iter().zip(&stops).flat_map(|(sc, stop)| {
-        // A shard writes its partial file only; a whole run its results and, while it runs
-        // a fixed count, its saved progress.
-        let mut paths = vec![];
-        if matches!(stop, Stop::Replications(_)) {
-            paths.push(args.out.join(partial::file_name(sc, sharded)));
-        }
-        if sharded.is_none() {
-            paths.extend(result_paths(&args.out, sc, args.plot));
-        }
-        paths
-    }))?;
+    let inputs: Vec<&std::path::Path> = scenarios.iter().flat_map(|sc| sc.input_files()).collect();
+    writable_outputs(
+        scenarios.iter().zip(&stops).flat_map(|(sc, stop)| {
+            // A shard writes its partial file only; a whole run its results and, while it runs
+            // a fixed count, its saved progress.
+            let mut paths = vec![];
+            if matches!(stop, Stop::Replications(_)) {
+                paths.push(args.out.join(partial::file_name(sc, sharded)));
+            }
+            if sharded.is_none() {
+                paths.extend(result_paths(&args.out, sc, args.plot));
+            }
+            paths
+        }),
+        &inputs,
+    )?;
+    if !args.resume {
+        keep_saved_progress(&scenarios, &stops, &args.out, sharded)?;
+    }
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {
@@ -665,6 +691,37 @@ fn wrote_line(paths: &[std::path::PathBuf]) -> String {
     }
 }
 
+/// Refuses a run without `--resume` where an interrupted run of the same scenario saved its
+/// progress in `out`: the run would replace it (it did, silently, exit 0). A finished shard's
+/// file is its result, and is replaced by running the shard again.
+fn keep_saved_progress(
+    scenarios: &[scenario::Scenario],
+    stops: &[Stop],
+    out: &std::path::Path,
+    sharded: Option<runner::Shard>,
+) -> anyhow::Result<()> {
+    for (sc, stop) in scenarios.iter().zip(stops) {
+        if !matches!(stop, Stop::Replications(_)) {
+            continue;
+        }
+        let path = out.join(partial::file_name(sc, sharded));
+        // A file that does not read as a partial holds no progress to lose.
+        let Ok(saved) = partial::read(&path) else { continue };
+        if !saved.complete() {
+            return Err(usage(format!(
+                "{} holds the saved progress of an interrupted run ({} of {} replications, seed {}), which this \
+                 run would replace; accepted: the same command with --resume to continue it, or remove the file \
+                 to start over",
+                path.display(),
+                saved.progress.done,
+                saved.shard.len(saved.replications),
+                saved.seed
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Reads saved progress for `--resume`, refusing one of another run.
 fn resume_from(
     path: &std::path::Path,
@@ -715,7 +772,8 @@ fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
     let (sc, result) = partial::merge(&partials)?;
     create_out_dir(&args.out)?;
-    no_folder_at(result_paths(&args.out, &sc, args.plot))?;
+    let inputs: Vec<&std::path::Path> = args.partials.iter().map(|p| p.as_path()).collect();
+    writable_outputs(result_paths(&args.out, &sc, args.plot), &inputs)?;
     let mut stdout = std::io::stdout().lock();
     write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
 }
@@ -777,7 +835,7 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     }
     // Before the search, so a bad --out costs nothing.
     create_out_dir(&args.out)?;
-    no_folder_at(outputs)?;
+    writable_outputs(outputs, &sc.input_files())?;
     // The bar counts per mille of each search: a search's length is known only roughly
     // until its refinement grid is laid out.
     let bar = ProgressBar::with_draw_target(Some(SEARCH_STEPS * cases.len() as u64), ProgressDrawTarget::stderr());
@@ -897,7 +955,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         .map(|f| f.to_string_lossy().split('.').next().unwrap_or("log").to_string())
         .unwrap_or_default();
     let csv_path = args.out.join(format!("{stem}-stats.csv"));
-    no_folder_at([csv_path.clone()])?;
+    writable_outputs([csv_path.clone()], &[args.log.as_path()])?;
     let csv = trace::stats_csv(&stats);
     report::write_atomic(&csv_path, csv.as_bytes())?;
     let shown = match args.format {

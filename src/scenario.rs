@@ -539,6 +539,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The files the scenario was built from: its own file and every failure log it replays.
+    pub fn input_files(&self) -> Vec<&std::path::Path> {
+        let logs = self.points.iter().filter_map(|p| match &p.failures.base {
+            crate::failure::FailureModel::Trace(t) => Some(t.file.as_path()),
+            _ => None,
+        });
+        let mut files: Vec<&std::path::Path> = std::iter::once(self.path.as_path()).chain(logs).collect();
+        files.dedup();
+        files
+    }
+
     /// What in this scenario is valid but probably not meant, one line per cause, naming the
     /// points it concerns (for example a replayed log none of whose failures hit the job).
     pub fn warnings(&self) -> Vec<String> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, create_out_dir, distinct_names, no_folder_at, number_arg, thread_pool, usage};
+use super::{Format, create_out_dir, distinct_names, number_arg, thread_pool, usage, writable_outputs};
 use crate::efficiency;
 use crate::error::{Error, Origin};
 use crate::report::{self, efficiency::EfficiencyReport};
@@ -125,10 +125,15 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         .collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
     create_out_dir(&args.out)?;
-    no_folder_at(studies.iter().flat_map(|sc| {
-        let plot = if args.plot { Some(args.out.join(format!("{}-efficiency.svg", sc.name))) } else { None };
-        ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name))).into_iter().chain(plot)
-    }))?;
+    let inputs: Vec<&std::path::Path> =
+        studies.iter().flat_map(|sc| [sc.path.as_path(), sc.schedule.path.as_path()]).collect();
+    writable_outputs(
+        studies.iter().flat_map(|sc| {
+            let plot = if args.plot { Some(args.out.join(format!("{}-efficiency.svg", sc.name))) } else { None };
+            ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name))).into_iter().chain(plot)
+        }),
+        &inputs,
+    )?;
     let mut stdout = std::io::stdout().lock();
     for sc in &studies {
         let reps = args.reps.unwrap_or(sc.replications);

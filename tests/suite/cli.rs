@@ -1,5 +1,6 @@
 //! Issue acceptance 1: `ckptsim run` on the Young–Daly example prints the table and writes
-//! CSV and JSON with the contract's columns.
+//! CSV and JSON with the contract's columns; and no command's results replace an input or
+//! the progress an interrupted run saved.
 
 use super::ckptsim;
 use std::fs;
@@ -350,5 +351,86 @@ fn the_files_written_are_listed() {
     for ext in ["json", "csv", "svg"] {
         let file = tmp.path().join(format!("young-daly-optimize.{ext}"));
         assert!(file.exists() && table.contains(&file.display().to_string()), "{ext}: {table}");
+    }
+}
+
+/// A result file never replaces an input: `efficiency jobs.csv --out <its folder>` replaced the
+/// schedule with its results CSV (exit 0), and a replayed log named like the scenario's CSV
+/// would go the same way. Now: exit 2 before any work, the input untouched, nothing written.
+#[test]
+fn results_never_replace_their_inputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let schedule = "nodes,requested_s,actual_s\n16,3600,1800\n512,86400,40000\n";
+    fs::write(dir.join("jobs.csv"), schedule).unwrap();
+    let log = "time_s,node\n0,0\n100,1\n5000,0\n9000,2\n";
+    fs::write(dir.join("s.csv"), log).unwrap();
+    let scenario = "[job]\nwork = \"10 h\"\ncheckpoint = \"1 min\"\nrestart = \"1 min\"\nnodes = 2\n\
+                    [failures.trace]\nfile = \"s.csv\"\n[policy]\ninterval = \"1 h\"\n[run]\nreplications = 20\n";
+    fs::write(dir.join("s.toml"), scenario).unwrap();
+    let d = dir.to_str().unwrap();
+    let cases: [(Vec<String>, &str, &str); 2] = [
+        (vec!["efficiency".into(), format!("{d}/jobs.csv"), "--reps".into(), "2".into()], "jobs.csv", schedule),
+        (vec!["run".into(), format!("{d}/s.toml")], "s.csv", log),
+    ];
+    for (args, input, text) in cases {
+        let before: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.extend(["--out", d]);
+        let o = ckptsim(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}:\n{stderr}");
+        assert!(stderr.contains(&format!("is the input {d}/{input}")), "{stderr}");
+        assert!(stderr.contains("would replace the input"), "{stderr}");
+        assert_eq!(fs::read_to_string(dir.join(input)).unwrap(), text, "{input} was changed");
+        let after: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(before.len(), after.len(), "files written: {after:?}");
+    }
+    // The same run into another folder works: the guard is about the paths only.
+    let elsewhere = dir.join("out");
+    let o = ckptsim(&["run", &format!("{d}/s.toml"), "--out", elsewhere.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A run without `--resume` keeps the progress an interrupted run saved: it deleted it (exit
+/// 0, even with another seed and count), losing the interrupted work. Now exit 2 with the
+/// count saved, the file's bytes untouched; `--resume` is the way on.
+#[test]
+fn a_fresh_run_does_not_discard_saved_progress() {
+    use std::time::Duration;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("saved");
+    let child = super::bin()
+        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--out", dir.to_str().unwrap()])
+        .args(["--save-every", "1000"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The folder appears just before the signal handler is installed (as in the shards tests).
+    let started = std::time::Instant::now();
+    while !dir.exists() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    let partial = dir.join("young-daly.partial.json");
+    let saved = fs::read(&partial).unwrap();
+    for extra in [&["--reps", "3000000"][..], &["--reps", "50", "--seed", "9"]] {
+        let mut args = vec!["run", "scenarios/young-daly.toml", "--out", dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = ckptsim(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
+        for part in ["young-daly.partial.json holds the saved progress", "of 3000000 replications, seed 42", "--resume"]
+        {
+            assert!(stderr.contains(part), "stderr lacks {part:?}: {stderr}");
+        }
+        assert_eq!(fs::read(&partial).unwrap(), saved, "the saved progress was changed");
+        assert!(!dir.join("young-daly.csv").exists(), "a result was written");
     }
 }
