@@ -369,6 +369,20 @@ fn usage(message: String) -> anyhow::Error {
     Error::Usage(message).into()
 }
 
+/// Refuses `--format csv|json` for `inputs` > 1 inputs (`what`: "scenario"): stdout would hold
+/// several documents one after the other, which no reader takes.
+pub(crate) fn one_document_per_stdout(inputs: usize, format: Format, what: &str) -> anyhow::Result<()> {
+    if inputs > 1 && matches!(format, Format::Csv | Format::Json) {
+        let name = if format == Format::Csv { "csv" } else { "json" };
+        return Err(usage(format!(
+            "--format {name} with {inputs} {what}s: stdout would hold several {name} documents one after the other, \
+             which no {name} reader takes; accepted is one {what} with --format {name}, or --format table or \
+             markdown (every {what}'s CSV and JSON are written to --out either way)"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses two inputs of one command line that share a name: the second's result files
 /// would replace the first's.
 pub(crate) fn distinct_names<'a>(named: impl Iterator<Item = (&'a str, &'a std::path::Path)>) -> anyhow::Result<()> {
@@ -460,15 +474,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     if args.save_every.is_nan() || args.save_every <= 0.0 {
         return Err(usage(format!("--save-every {}: accepted is a number of seconds > 0", args.save_every)));
     }
-    if args.scenarios.len() > 1 && matches!(args.format, Format::Csv | Format::Json) {
-        let name = if args.format == Format::Csv { "csv" } else { "json" };
-        return Err(usage(format!(
-            "--format {name} with {} scenarios: stdout would hold several {name} documents one after the other, \
-             which no {name} reader takes; accepted is one scenario with --format {name}, or --format table or \
-             markdown (every scenario's CSV and JSON are written to --out either way)",
-            args.scenarios.len()
-        )));
-    }
+    one_document_per_stdout(args.scenarios.len(), args.format, "scenario")?;
     let pool = thread_pool(args.control.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
     let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;

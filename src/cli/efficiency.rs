@@ -115,6 +115,7 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     if let Some(n) = args.reps.filter(|&n| n < 2) {
         return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2")));
     }
+    super::one_document_per_stdout(args.inputs.len(), args.format, "input")?;
     let pool = thread_pool(args.control.threads)?;
     let sets = args.sets();
     // Validate every input (and read every schedule) before running any.
@@ -135,7 +136,7 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         &inputs,
     )?;
     let mut stdout = std::io::stdout().lock();
-    for sc in &studies {
+    for (i, sc) in studies.iter().enumerate() {
         let reps = args.reps.unwrap_or(sc.replications);
         let seed = args.control.seed.unwrap_or(sc.seed);
         // Replications of every point: the bar moves within a point, not only between them.
@@ -178,6 +179,11 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
             for w in &r.warnings {
                 eprintln!("warning: {}: point {}: {w}", sc.name, p.index);
             }
+        }
+        // A blank line between two studies' Markdown: without it the next heading would read
+        // as a row of the table before it.
+        if i > 0 && args.format == Format::Markdown {
+            writeln!(stdout).context("writing to stdout")?;
         }
         let shown = match args.format {
             Format::Table => rep.table(),

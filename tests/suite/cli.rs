@@ -312,6 +312,20 @@ fn several_scenarios_print_as_tables_only() {
     // A blank line ends the first table: without it the second heading would read as a row.
     let md = String::from_utf8(o.stdout).unwrap();
     assert!(md.contains("|\n\n**bursts**"), "{md}");
+    // The same for efficiency's inputs (it printed two documents back to back, exit 0).
+    let out = tmp.path().join("eff");
+    let two = ["efficiency", "scenarios/small-schedule.toml", "scenarios/schedules/small.csv", "--reps", "2", "--out"];
+    for format in ["csv", "json"] {
+        let o = ckptsim(&[&two[..], &[out.to_str().unwrap(), "--format", format]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{format}: {err}");
+        assert!(err.contains(&format!("--format {format} with 2 inputs")) && err.contains("markdown"), "{err}");
+        assert!(!out.exists(), "{format}: {} written", out.display());
+    }
+    let o = ckptsim(&[&two[..], &[out.to_str().unwrap(), "--format", "markdown"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = String::from_utf8(o.stdout).unwrap();
+    assert!(md.contains("|\n\n**small**"), "{md}");
 }
 
 /// A point where every replication gives the same overhead (no failure can strike a job
