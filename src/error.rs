@@ -105,6 +105,25 @@ pub enum Error {
         /// The failures after which a replication counted as never finishing.
         max_failures: u64,
     },
+    /// `optimize` refused a job that expects more failures than a replication may take even
+    /// without any checkpoint, restart or lost work: no interval lets it finish.
+    #[error(
+        "point {point}: the job expects {expected_failures:.3e} failures (work {work_s:.6e} s at a job MTBF of \
+         {mtbf_s:.6e} s) even with no checkpoint, restart or lost work, more than the {limit} a replication may \
+         take: no interval lets it finish; accepted is work / MTBF ≤ {limit}"
+    )]
+    HopelessJob {
+        /// The sweep point (0-based).
+        point: usize,
+        /// Work ÷ job MTBF: the failures expected in the failure-free run time.
+        expected_failures: f64,
+        /// The job's work (s).
+        work_s: f64,
+        /// The job's MTBF (s).
+        mtbf_s: f64,
+        /// The most failures a replication may take (the engine's limit).
+        limit: u64,
+    },
     /// A simulation could not complete.
     #[error("point {point}: {source}")]
     Engine {
@@ -122,7 +141,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Scenario { .. } | Error::Usage(_) | Error::PrecisionUnreachable { .. } => 2,
-            Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } => 1,
+            Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } | Error::HopelessJob { .. } => 1,
         }
     }
 }

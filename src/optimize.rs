@@ -435,8 +435,22 @@ fn optimize_keeping(
     budget: usize,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Optimum> {
-    let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
     let mtbf_s = point.failures.mtbf_s();
+    // A job that expects more failures in its bare work time than a replication may take
+    // cannot finish at any interval: refused at once (the scan took minutes to find it,
+    // playing each candidate to the engine's limit).
+    let limit = Limits::default().max_failures;
+    let expected_failures = point.job.work_s / mtbf_s;
+    if expected_failures > limit as f64 {
+        return Err(Error::HopelessJob {
+            point: point.index,
+            expected_failures,
+            work_s: point.job.work_s,
+            mtbf_s,
+            limit,
+        });
+    }
+    let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];
 

@@ -321,3 +321,24 @@ fn infeasible_candidates_are_left_out_and_an_impossible_job_is_an_error() {
     let err = optimize(&sc.points[0], 50, 1).expect_err("no interval finishes").to_string();
     assert!(err.contains("no interval from") && err.contains("lets the job finish"), "{err}");
 }
+
+/// A job that expects more failures in its bare work time than a replication may take is
+/// refused at once, with work / MTBF and the limit (with a job MTBF of 1e-9 s the scan played
+/// every candidate to the engine's limit of 10⁸ failures and ran for minutes).
+#[test]
+fn a_hopeless_job_is_refused_before_the_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = super::ckptsim(
+        &["optimize", "scenarios/young-daly.toml", "--set", "failures.mtbf=1e-9 s", "--reps", "10"]
+            .iter()
+            .copied()
+            .chain(["--out", out])
+            .collect::<Vec<_>>(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for part in ["expects 2.000e14 failures", "no interval lets it finish", "accepted is work / MTBF ≤ 100000000"] {
+        assert!(err.contains(part), "stderr lacks {part:?}: {err}");
+    }
+}
