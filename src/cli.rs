@@ -813,6 +813,30 @@ const SEARCH_STEPS: u64 = 1000;
 fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let sc = scenario::load(&args.scenario, &args.sets)?;
     warn(&sc);
+    let ending: Vec<String> =
+        sc.points.iter().filter(|p| p.job.on_failure == OnFailure::EndJob).map(|p| p.index.to_string()).collect();
+    if !ending.is_empty() {
+        // The last --set of the key is the one in force.
+        let origin = match args.sets.iter().rev().find(|s| s.split('=').next().map(str::trim) == Some("job.on_failure"))
+        {
+            Some(set) => crate::error::Origin::Set(set.clone()),
+            None => crate::error::Origin::File { path: sc.path.clone(), line: None, column: None },
+        };
+        let at = if ending.len() < sc.points.len() {
+            format!(" (at sweep points {})", ending.join(", "))
+        } else {
+            String::new()
+        };
+        return Err(Error::Scenario {
+            origin,
+            key: Some("job.on_failure".into()),
+            message: format!(
+                "\"end-job\" ends the job at its first failure{at}, so it has no time to finish its work for optimize \
+                 to minimise; accepted here is \"restart\" (the default); `run` plays end-job jobs"
+            ),
+        }
+        .into());
+    }
     let reps = match (args.reps, sc.run.stop) {
         (Some(n), _) if n < 2 => return Err(usage(format!("--reps {n}: accepted is an integer ≥ 2"))),
         (Some(n), _) => n,

@@ -435,6 +435,13 @@ fn optimize_keeping(
     budget: usize,
     progress: &(dyn Fn(f64) + Sync),
 ) -> Result<Optimum> {
+    if point.job.on_failure == engine::OnFailure::EndJob {
+        return Err(Error::Usage(format!(
+            "point {}: job.on_failure = \"end-job\" ends the job at its first failure: it has no time to finish \
+             its work to minimise; accepted is \"restart\"",
+            point.index
+        )));
+    }
     let mtbf_s = point.failures.mtbf_s();
     // A job that expects more failures in its bare work time than a replication may take
     // cannot finish at any interval: refused at once (the scan took minutes to find it,

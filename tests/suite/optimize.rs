@@ -342,3 +342,34 @@ fn a_hopeless_job_is_refused_before_the_search() {
         assert!(err.contains(part), "stderr lacks {part:?}: {err}");
     }
 }
+
+/// optimize refuses end-job jobs (exit 2, naming the key and where it was set): they have no
+/// finish time to minimise (it reported an overhead of −0.94 at every interval, every regret
+/// a tie, and a "best" interval). A sweep names the points concerned.
+#[test]
+fn end_job_jobs_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["optimize", "scenarios/young-daly.toml", "--reps", "10", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = super::ckptsim(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = run(&["--set", "job.on_failure=end-job"]);
+    assert!(err.contains("--set job.on_failure=end-job: key `job.on_failure`: \"end-job\" ends the job"), "{err}");
+    assert!(err.contains("accepted here is \"restart\"") && !err.contains("sweep points"), "{err}");
+    let swept = tmp.path().join("swept.toml");
+    let text = std::fs::read_to_string(super::root("scenarios/young-daly.toml")).unwrap();
+    std::fs::write(&swept, text.replace("[sweep]", "[sweep]\n\"job.on_failure\" = [\"restart\", \"end-job\"]"))
+        .unwrap();
+    let o = super::ckptsim(&["optimize", swept.to_str().unwrap(), "--reps", "10", "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("swept.toml: key `job.on_failure`") && err.contains("(at sweep points 15, 16, 17,"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+    // The library refuses too.
+    let sc = load("scenarios/young-daly.toml", &["job.on_failure=end-job"]);
+    assert!(optimize(&sc.points[0], 10, 1).is_err());
+}
