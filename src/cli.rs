@@ -990,7 +990,12 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
     report::write_atomic(&csv_path, csv.as_bytes())?;
     let shown = match args.format {
         Format::Csv => csv,
-        _ => trace::stats_table(&stats),
+        // As under run's table: the notes, the files written, a blank line.
+        _ => format!(
+            "{}\n{}\n",
+            trace::stats_table(&stats).trim_end_matches('\n'),
+            wrote_line(std::slice::from_ref(&csv_path))
+        ),
     };
     std::io::stdout().write_all(shown.as_bytes()).context("writing to stdout")?;
     Ok(())

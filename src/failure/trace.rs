@@ -1192,7 +1192,7 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
     // `run` replays the log with the mean gap as its MTBF: say so, or the two numbers for one
     // log look like a bug.
     let mut notes = vec![
-        "MTBF = span / failures (Schroeder & Gibson); a replay (law = \"trace\") repeats the log every span + \
+        "MTBF = span / failures (Schroeder & Gibson); a replay ([failures.trace]) repeats the log every span + \
          one mean gap, so its MTBF (run's mtbf_s) is the mean gap, span / (failures − 1)",
     ];
     if stats.iter().any(|s| s.failures < 2) {

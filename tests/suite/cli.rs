@@ -256,6 +256,11 @@ fn formats_a_command_cannot_print_are_refused() {
         assert!(o.status.success(), "{args:?} --format {format}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(!o.stdout.is_empty(), "{args:?} --format {format}");
     }
+    // The table says which file it wrote, as run's and optimize's do (it wrote it silently),
+    // and points to the replay by its table (it named `law = "trace"`, which is no law).
+    let table = String::from_utf8(ckptsim(trace).stdout).unwrap();
+    assert!(table.ends_with(&format!("  wrote {}\n\n", out.join("log-stats.csv").display())), "{table}");
+    assert!(table.contains("a replay ([failures.trace])") && !table.contains("law = "), "{table}");
 }
 
 /// `run --plot` on a factor sweep whose every interval is infinite (`policy.interval =
