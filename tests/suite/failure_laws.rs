@@ -161,6 +161,19 @@ fn stationary_weibull_platform_of_1024_nodes_is_within_4_se_of_daly() {
     }
 }
 
+/// Replications of each start in the fresh-versus-stationary test.
+const START_REPS: u64 = 500;
+
+/// A fresh platform of Weibull nodes (shape 0.7: decreasing hazard, every node new at the
+/// start) strikes a job more often than the same platform in equilibrium: the difference of
+/// the mean failure counts per replication exceeds [`Z_MAX`] standard errors of the
+/// difference (the two runs use different seeds, so they are independent and that SE is the
+/// two SEs in quadrature). And the effect has the size the law predicts: a replication
+/// lasts at least its failure-free wall time w₀, and within w₀ each of the n new nodes
+/// fails at least once with probability F(w₀), so the mean count of failures in a fresh
+/// replication (struck or ignored) is at least n·F(w₀) = 72, 3.75 times the w₀/M = 19 of the
+/// stationary platform over the same time; the sample mean may not lie more than [`Z_MAX`]
+/// SE below that bound.
 #[test]
 fn fresh_start_with_decreasing_hazard_sees_more_failures() {
     let text = |start: &str| {
@@ -170,13 +183,31 @@ fn fresh_start_with_decreasing_hazard_sees_more_failures() {
             "\"policy.factor\" = [1]",
         )
     };
-    let failures = |start: &str| {
+    // Per replication: failures that struck the job, and all that came before its end.
+    let records = |start: &str, seed: u64| {
         let sc = inline(&text(start));
-        let s = &simulate(&sc, 500, 9).summaries[0];
-        s.per_replication(s.totals.failures)
+        let p = sc.points[0].clone();
+        let records: Vec<_> = (0..START_REPS).map(|rep| ckptsim::runner::replicate(&p, seed, rep).unwrap()).collect();
+        (p, records)
     };
-    let (fresh, stationary) = (failures("fresh"), failures("stationary"));
-    assert!(fresh > 3.0 * stationary, "fresh {fresh} vs stationary {stationary} failures per run");
+    let struck = |rs: &[ckptsim::engine::Record]| mean_se(&rs.iter().map(|r| r.failures as f64).collect::<Vec<_>>());
+    let ((p, fresh), (_, stationary)) = (records("fresh", 9), records("stationary", 10));
+    let ((f, se_f), (s, se_s)) = (struck(&fresh), struck(&stationary));
+    let se = se_f.hypot(se_s);
+    assert!(
+        f - s > Z_MAX * se,
+        "fresh {f} ± {se_f} vs stationary {s} ± {se_s} (SE) failures per run: not {Z_MAX} SE apart"
+    );
+    // The exact lower bound on the fresh count.
+    let FailureModel::Platform { classes, start: Start::Fresh, .. } = &p.failures.base else {
+        panic!("a fresh per-node platform: {:?}", p.failures.base)
+    };
+    let [node] = classes.as_slice() else { panic!("one class of nodes: {classes:?}") };
+    let free_s = p.job.work_s * (1.0 + analytic::finite_work_overhead(&p.job, p.interval_s, f64::INFINITY));
+    let bound = node.nodes as f64 * (1.0 - node.law.survival(free_s));
+    let (events, se_e) = mean_se(&fresh.iter().map(|r| (r.failures + r.ignored_failures) as f64).collect::<Vec<_>>());
+    let z = (events - bound) / se_e;
+    assert!(z > -Z_MAX, "fresh: {events} ± {se_e} (SE) failures per run, at least {bound} expected, z = {z:.2}");
 }
 
 /// The two-sample Kolmogorov–Smirnov statistic sup |F₁ − F₂|.
