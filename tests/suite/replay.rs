@@ -3,7 +3,7 @@
 //! bad trace input rejected with exit 2.
 
 use super::{ckptsim, root, simulate};
-use ckptsim::scenario;
+use ckptsim::{analytic, scenario};
 use std::fs;
 
 const LANL: &str = "../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz";
@@ -37,30 +37,85 @@ interval = "young"
     )
 }
 
+/// |simulated − exact| must stay below this many standard errors (and a one-sided
+/// difference exceed it).
+const Z_MAX: f64 = 4.0;
+/// Replications of each LANL system's replay under the job.
+const REPLAY_REPS: u64 = 400;
+/// Replays of each system's log over a fixed window: stream draws only, so many, cheap.
+const WINDOW_REPS: u64 = 20_000;
+/// The fixed window over which the expected failure count is exact (s): the job's work.
+const WINDOW_S: f64 = 24.0 * 3600.0;
+
+/// LANL systems 2, 18, 19 and 20 replayed (wrapping) under a 24-hour job. A replay starts at
+/// a uniformly random offset into the log and wraps at its end, so each of the log's h
+/// failures on the job's nodes falls in a window of length w < period with probability exactly
+/// w/period: the expected count in a fixed window is h·w/period = w/MTBF, whatever the log's
+/// bursts. The mean count over [`WINDOW_REPS`] replays of the first 24 h lies within [`Z_MAX`]
+/// SE of it (SE from the sample). The engine sees exactly the replayed failures: in every
+/// replication the failures that struck the job plus those ignored are the replay's failures
+/// before the job's end, and the run's summary counts the same failures. Those failures cost
+/// time: the mean overhead exceeds the failure-free one (the checkpoints alone) by more than
+/// [`Z_MAX`] SE.
 #[test]
 fn lanl_systems_replay_under_a_24_hour_job() {
+    use ckptsim::failure::FailureStream;
     if !lanl_present() {
         return;
     }
+    let seed = 1;
     for (system, nodes) in [(2, 49), (18, 1024), (19, 1024), (20, 512)] {
         let sc = scenario::parse(&replay(system, nodes, "wrap", ""), &root("scenarios/inline.toml"), &[]).unwrap();
         let p = &sc.points[0];
+        let mtbf_s = p.failures.mtbf_s();
+        assert!(mtbf_s > 3600.0 && mtbf_s < 100.0 * 3600.0, "system {system}: MTBF {mtbf_s}");
+        let ckptsim::failure::FailureModel::Trace(trace) = &p.failures.base else { panic!("a trace replay") };
+        assert!(WINDOW_S < trace.period_s, "system {system}: the window lies within one pass of the log");
+        let replayed = |rep: u64| p.failures.stream(seed, rep, p.job.downtime_s);
+        // The exact expected count over a fixed window.
+        let counts: Vec<f64> = (0..WINDOW_REPS)
+            .map(|rep| {
+                let mut stream = replayed(rep);
+                std::iter::from_fn(|| Some(stream.next_failure().time_s)).take_while(|&t| t < WINDOW_S).count() as f64
+            })
+            .collect();
+        let (mean, se) = mean_se(&counts);
+        let exact = WINDOW_S / mtbf_s;
+        let z = (mean - exact) / se;
         assert!(
-            p.failures.mtbf_s() > 3600.0 && p.failures.mtbf_s() < 100.0 * 3600.0,
-            "system {system}: MTBF {}",
-            p.failures.mtbf_s()
+            z.abs() < Z_MAX,
+            "system {system}: {mean} ± {se} failures in 24 h, exactly {exact} expected, z = {z:.2}"
         );
-        let s = &simulate(&sc, 400, 1).summaries[0];
+        // The engine on the same replays.
+        let mut struck = 0;
+        for rep in 0..REPLAY_REPS {
+            let record = ckptsim::runner::replicate(p, seed, rep).unwrap();
+            let mut stream = replayed(rep);
+            let before_end =
+                std::iter::from_fn(|| Some(stream.next_failure().time_s)).take_while(|&t| t < record.wall_s).count();
+            assert_eq!(
+                record.failures + record.ignored_failures,
+                before_end as u64,
+                "system {system}, replication {rep}: the job's failures are not the replay's before its end at {} s",
+                record.wall_s
+            );
+            struck += record.failures;
+        }
+        let s = &simulate(&sc, REPLAY_REPS, seed).summaries[0];
+        assert_eq!(s.totals.failures, struck, "system {system}: the run counts other failures");
         let e = s.overhead.estimate();
-        let failures = s.per_replication(s.totals.failures);
-        // A 24 h job on the whole system sees about 24 h / MTBF failures, give or take bursts.
-        let expected = 24.0 * 3600.0 * (1.0 + e.mean) / p.failures.mtbf_s();
-        assert!(
-            failures > 0.3 * expected && failures < 3.0 * expected,
-            "system {system}: {failures} failures, ~{expected} expected"
-        );
-        assert!(e.mean > 0.0 && e.mean.is_finite(), "system {system}: overhead {}", e.mean);
+        let free = analytic::finite_work_overhead(&p.job, p.interval_s, f64::INFINITY);
+        let z = (e.mean - free) / e.se;
+        assert!(z > Z_MAX, "system {system}: overhead {} ± {} (SE), {free} without failures, z = {z:.2}", e.mean, e.se);
     }
+}
+
+/// The sample mean of `xs` and its standard error.
+fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt())
 }
 
 #[test]
