@@ -1,7 +1,7 @@
 //! Issue #7 acceptance 1 and 3: merged shards are byte-identical to a single run (for shard
 //! counts that divide the replications and counts that do not), merges of the wrong shards are
-//! refused, and a run killed at 20 random moments resumes to exactly the uninterrupted result
-//! with no partial file ever corrupt.
+//! refused, and a run killed 20 times (first after its first save, then at random moments)
+//! resumes to exactly the uninterrupted result with no partial file ever corrupt.
 
 use super::{bin, ckptsim};
 use rand::{RngExt, SeedableRng};
@@ -133,8 +133,29 @@ fn merge_refuses_mismatched_duplicate_missing_or_altered_shards() {
     refuse(&[garbage.to_str().unwrap().into()], "version");
 }
 
+/// The replications saved in the partial file `path` (its `done`).
+fn saved_done(path: &Path) -> u64 {
+    let doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    doc["done"].as_u64().unwrap_or_else(|| panic!("{}: no `done` count", path.display()))
+}
+
+/// What `run --resume` says when it finds no saved progress.
+const NOTHING_TO_RESUME: &str = "nothing to resume";
+
+/// How long the first kill waits at most for the run's first save (a loaded machine may
+/// take long to start the binary); it normally comes within tens of milliseconds.
+const FIRST_SAVE_WAIT: Duration = Duration::from_secs(60);
+
+/// A run killed (SIGKILL) 20 times, then resumed with --resume each time, ends with exactly
+/// the uninterrupted result, and no partial file is ever corrupt. It proves that the kills
+/// interrupt the run and that --resume continues from the saved progress: the first kill
+/// waits for the first save, so at least one kill leaves saved progress (done > 0) and no
+/// results; the others come at seeded random moments. Every later run resumes from that file
+/// (none says there is nothing to resume), and the saved count never goes back, as it would
+/// if a resumed run started over.
 #[test]
 fn killed_runs_resume_to_the_uninterrupted_result() {
+    use std::io::Read;
     let tmp = tempfile::tempdir().unwrap();
     let reps = "300000";
     let whole = tmp.path().join("whole");
@@ -170,38 +191,68 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         }
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
+    // Every run after the first resumes: the first kill leaves saved progress, and the file
+    // stays until the run completes. A resumed run that finds it says nothing about it; one
+    // that missed it would say there is nothing to resume (a killed run may not get as far).
+    let found_saved = |k: usize, err: &str| {
+        assert!(!err.contains(NOTHING_TO_RESUME), "run {k}: the saved progress was not found: {err}");
+    };
+    // `done` of the partial file after each kill that left one.
+    let mut saved: Vec<u64> = vec![];
     let mut finished_early = false;
     for k in 0..KILLS {
+        assert_eq!(partial.exists(), k > 0, "run {k}: saved progress at the start");
         let mut child = bin()
             .args(args(k > 0))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(rng.random_range(30..400)));
-        if child.try_wait().unwrap().is_some() {
+        if k == 0 {
+            let started = std::time::Instant::now();
+            while !partial.exists() && child.try_wait().unwrap().is_none() && started.elapsed() < FIRST_SAVE_WAIT {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            assert!(partial.exists(), "no progress saved within {FIRST_SAVE_WAIT:?}");
+        } else {
+            std::thread::sleep(Duration::from_millis(rng.random_range(30..400)));
+        }
+        // The run may finish before the kill: then it exited on its own, and its results
+        // are complete.
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+        }
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        found_saved(k, &err);
+        if status.success() {
             finished_early = true;
             break;
         }
-        child.kill().unwrap();
-        // The run may have finished between the check above and the kill: then it exited
-        // on its own, and its results are complete.
-        if child.wait().unwrap().success() {
-            finished_early = true;
-            break;
-        }
+        assert!(!dir.join("young-daly.csv").exists(), "kill {k}: a result before the run completes");
         if partial.exists() {
             // Never corrupt: it always parses as a partial summary.
             let o = ckptsim(&["merge", partial.to_str().unwrap(), "--out", tmp.path().join("probe").to_str().unwrap()]);
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(err.contains("unfinished") || o.status.success(), "kill {k}: corrupt partial file: {err}");
+            let done = saved_done(&partial);
+            assert!(
+                saved.last().is_none_or(|&before| done >= before),
+                "kill {k}: {done} replications saved, fewer than the {saved:?} before: the resumed run started over"
+            );
+            saved.push(done);
         }
-        assert!(!dir.join("young-daly.csv").exists() || finished_early, "no result before the run completes");
     }
+    // The first kill came after a save, before the end: the run was interrupted with progress.
+    assert!(saved.first().is_some_and(|&d| d > 0), "no kill interrupted saved progress: {saved:?}");
     if !finished_early {
+        assert!(partial.exists(), "saved progress before the last run");
         let o = bin().args(args(true)).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        found_saved(KILLS, &err);
     }
     assert_eq!(outputs(&dir), outputs(&whole));
     assert!(!partial.exists(), "the partial file is removed once the run completes");
