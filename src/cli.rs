@@ -542,7 +542,15 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 let partial_path = args.out.join(partial::file_name(sc, sharded));
                 let resumed = args.resume && partial_path.exists();
                 let mut progress = if resumed {
-                    resume_from(&partial_path, sc, seed, total, shard)?
+                    let progress = resume_from(&partial_path, sc, seed, total, shard)?;
+                    eprintln!(
+                        "resuming {} from {} of {} replications saved in {}",
+                        sc.name,
+                        progress.done,
+                        shard.len(total),
+                        partial_path.display()
+                    );
+                    progress
                 } else {
                     if args.resume {
                         eprintln!(
@@ -1248,6 +1256,12 @@ fn header_seconds(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// `x` with 6 decimals, or in scientific notation from 10⁹ on, where the digits would run to
+/// the width of the terminal (an interval of 2.4e51 s printed all 52 digits).
+fn fixed6(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e9 { format!("{x:.6e}") } else { format!("{x:.6}") }
+}
+
 fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
     let h = report::human_duration;
     let mut out = format!(
@@ -1272,15 +1286,15 @@ fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
     out.push('\n');
     for r in rows {
         out.push_str(&format!(
-            "  {:<16} {:>14} {:>14.6} {:>12.6} {:>10.6}",
+            "  {:<16} {:>14} {:>14} {:>12} {:>10}",
             r.name,
             h(r.interval_s),
-            r.interval_s,
-            r.overhead,
-            1.0 / (1.0 + r.overhead)
+            fixed6(r.interval_s),
+            fixed6(r.overhead),
+            fixed6(1.0 / (1.0 + r.overhead))
         ));
         if let (Some(w), Some(o)) = (r.wall, r.job_overhead) {
-            out.push_str(&format!(" {:>14} {:>12} {:>12.6}", h(w.mean_s), h(w.sd_s()), o));
+            out.push_str(&format!(" {:>14} {:>12} {:>12}", h(w.mean_s), h(w.sd_s()), fixed6(o)));
         }
         out.push('\n');
     }

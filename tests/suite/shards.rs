@@ -192,7 +192,7 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
     // Every run after the first resumes: the first kill leaves saved progress, and the file
-    // stays until the run completes. A resumed run that finds it says nothing about it; one
+    // stays until the run completes. A resumed run that finds it says "resuming … from"; one
     // that missed it would say there is nothing to resume (a killed run may not get as far).
     let found_saved = |k: usize, err: &str| {
         assert!(!err.contains(NOTHING_TO_RESUME), "run {k}: the saved progress was not found: {err}");
@@ -253,6 +253,8 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success(), "{err}");
         found_saved(KILLS, &err);
+        let last = saved.last().expect("saved progress");
+        assert!(err.contains(&format!("resuming young-daly from {last} of {reps} replications saved in")), "{err}");
     }
     assert_eq!(outputs(&dir), outputs(&whole));
     assert!(!partial.exists(), "the partial file is removed once the run completes");
