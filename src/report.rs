@@ -313,9 +313,7 @@ impl<'a> Report<'a> {
         out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
         // The swept values read as text, left-aligned; the numbers right-aligned.
         out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
-        out.push_str(
-            "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n",
-        );
+        out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
         if without_z {
             out.push_str(
                 "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \
@@ -325,6 +323,28 @@ impl<'a> Report<'a> {
         out
     }
 }
+/// The line under the run table that says when z means disagreement, for points of at least
+/// `n` replications: |z| > 4 for large samples; below about a thousand replications z follows
+/// Student's t with n − 1 degrees of freedom, so the threshold of the same tail is larger
+/// (4.7 at 30 replications, about 10⁴ at 2) and is stated.
+fn z_footer(n: u64) -> String {
+    let threshold = crate::stats::z4_threshold(n.saturating_sub(1));
+    if threshold < 4.05 {
+        return "\n  z = (simulated − model) / standard error; |z| > 4 means the simulation and the closed form disagree.\n"
+            .into();
+    }
+    format!(
+        "\n  z = (simulated − model) / standard error; with {n} replications it follows Student's t with {} \
+         freedom: the simulation and the closed form disagree where |z| > {} (the tail of |z| > 4 for large \
+         samples).\n",
+        match n.saturating_sub(1) {
+            1 => "1 degree of".to_string(),
+            df => format!("{df} degrees of"),
+        },
+        if threshold < 100.0 { format!("{threshold:.1}") } else { format!("{threshold:.0}") }
+    )
+}
+
 fn finite_or_null(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
 }

@@ -203,11 +203,36 @@ pub fn t_975(df: u64) -> f64 {
     if df <= T_EXPANSION_DF {
         return StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(0.975));
     }
-    let (z, v) = (Z_975, df as f64);
+    t_expansion(Z_975, df)
+}
+
+/// Student's t quantile with `df` degrees of freedom at the level of the normal quantile `z`,
+/// by the Cornish–Fisher expansion in 1/df (Abramowitz & Stegun 26.7.5).
+fn t_expansion(z: f64, df: u64) -> f64 {
+    let v = df as f64;
     let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
     z + (z3 + z) / (4.0 * v)
         + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * v * v)
         + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * v * v * v)
+}
+
+/// The two-sided tail of a standard normal beyond ±4: the level of the tables' "|z| > 4"
+/// rule, 2·(1 − Φ(4)).
+pub const Z4_TAIL: f64 = 6.334_248_366_623_996e-5;
+
+/// The |t| that a sample mean of `df` + 1 replications exceeds with probability
+/// [`Z4_TAIL`] when the model is right: (mean − model)/SE follows Student's t with `df`
+/// degrees of freedom, so the normal rule |z| > 4 holds only for large samples (at 2
+/// replications the threshold is about 10⁴; at 30, 4.7). Infinite for `df` = 0; 4 in the
+/// limit. statrs up to [`T_EXPANSION_DF`], then the Cornish–Fisher expansion.
+pub fn z4_threshold(df: u64) -> f64 {
+    if df == 0 {
+        return f64::INFINITY;
+    }
+    if df > T_EXPANSION_DF {
+        return t_expansion(4.0, df);
+    }
+    StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(1.0 - Z4_TAIL / 2.0))
 }
 
 /// Mean, standard deviation and Student-t 95% interval of a sample.
@@ -587,6 +612,32 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 4-SE thresholds against closed forms of Student's t quantile: df = 1 is Cauchy,
+    /// tan(π(p − ½)); df = 2 is (2p − 1)/√(2p(1 − p)). Large df meet the expansion, and the
+    /// threshold falls towards 4.
+    #[test]
+    fn z4_thresholds_are_t_quantiles() {
+        const RTOL: f64 = 1e-6;
+        let p = 1.0 - Z4_TAIL / 2.0;
+        let cauchy = (std::f64::consts::PI * (p - 0.5)).tan();
+        let two = (2.0 * p - 1.0) / (2.0 * p * (1.0 - p)).sqrt();
+        for (df, exact) in [(1, cauchy), (2, two)] {
+            let got = z4_threshold(df);
+            assert!((got - exact).abs() <= RTOL * exact, "df {df}: {got} vs {exact}");
+        }
+        // Either side of the switch to the expansion.
+        let (below, above) = (z4_threshold(T_EXPANSION_DF), z4_threshold(T_EXPANSION_DF + 1));
+        assert!(below > above && below - above < 1e-3, "{below} {above}");
+        assert!(z4_threshold(0).is_infinite());
+        assert!((z4_threshold(1 << 40) - 4.0).abs() < 1e-9);
+        let mut last = f64::INFINITY;
+        for df in [1, 2, 5, 10, 29, 100, 1000, 10_000] {
+            let t = z4_threshold(df);
+            assert!(t < last && t > 4.0, "df {df}: {t}");
+            last = t;
+        }
+    }
     use rand::{RngExt, SeedableRng};
 
     #[test]

@@ -453,3 +453,22 @@ fn a_fresh_run_does_not_discard_saved_progress() {
         assert!(!dir.join("young-daly.csv").exists(), "a result was written");
     }
 }
+
+/// The line under the run table states when z means disagreement: |z| > 4 for large samples,
+/// but with few replications z follows Student's t, and the threshold of the same tail is
+/// stated (at 2 replications a z of 20 is no evidence; the line said |z| > 4 regardless).
+#[test]
+fn the_z_rule_follows_the_replications() {
+    let tmp = tempfile::tempdir().unwrap();
+    let footer = |reps: &str| {
+        let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", reps, "--out", tmp.path().to_str().unwrap()]);
+        assert!(o.status.success());
+        String::from_utf8(o.stdout).unwrap().lines().find(|l| l.contains("z = (simulated")).unwrap().to_string()
+    };
+    let few = footer("2");
+    assert!(few.contains("with 2 replications it follows Student's t with 1 degree of freedom"), "{few}");
+    let threshold: f64 = few.split("|z| > ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(threshold > 1e4, "{few}");
+    assert!(footer("30").contains("|z| > 4.7 "), "at 30 replications");
+    assert!(footer("2000").contains("|z| > 4 means the simulation and the closed form disagree"));
+}
