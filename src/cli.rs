@@ -483,9 +483,16 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
     let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
     if !fixed && (sharded.is_some() || args.resume) {
-        return Err(usage(
-            "--shard and --resume need a fixed number of replications (--reps or run.replications)".into(),
-        ));
+        // Name what was given: "--shard and --resume" read as if both were.
+        let given = match (sharded.is_some(), args.resume) {
+            (true, true) => "--shard and --resume need",
+            (true, false) => "--shard needs",
+            _ => "--resume needs",
+        };
+        let adaptive = if args.precision.is_some() { "--precision" } else { "run.precision" };
+        return Err(usage(format!(
+            "{given} a fixed number of replications, not {adaptive}; accepted is --reps or run.replications"
+        )));
     }
     create_out_dir(&args.out)?;
     let inputs: Vec<&std::path::Path> = scenarios.iter().flat_map(|sc| sc.input_files()).collect();

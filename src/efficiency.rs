@@ -114,8 +114,12 @@ pub fn parse_bandwidth(text: &str) -> std::result::Result<f64, String> {
     Ok(bytes / per_s)
 }
 
-fn bare(n: &str, what: &str, example: &str) -> String {
-    format!("the bare number {n} is not a {what}: give it a unit, for example \"{n} {example}\"")
+/// The error for a bare number `n` where a `what` with a unit goes. The example repeats `n`
+/// with `unit` where that is a valid value, else it is `fallback` ("0 TB/s" would be refused).
+fn bare(n: &str, what: &str, unit: &str, fallback: &str) -> String {
+    let example =
+        if n.parse::<f64>().is_ok_and(|x| x > 0.0 && x.is_finite()) { format!("{n} {unit}") } else { fallback.into() };
+    format!("the bare number {n} is not a {what}: give it a unit, for example \"{example}\"")
 }
 
 /// A size as written: a string with a unit, read as bytes, and the text (trimmed) for messages.
@@ -132,7 +136,7 @@ struct Bandwidth(f64, String);
 struct Real(f64);
 
 macro_rules! unit_visitor {
-    ($ty:ident, $parse:path, $what:expr, $example:expr, $expecting:expr) => {
+    ($ty:ident, $parse:path, $what:expr, $example:expr, $fallback:expr, $expecting:expr) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
                 struct V;
@@ -145,13 +149,13 @@ macro_rules! unit_visitor {
                         $parse(s).map(|v| $ty(v, s.trim().to_string())).map_err(E::custom)
                     }
                     fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<$ty, E> {
-                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
+                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example, $fallback))))
                     }
                     fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<$ty, E> {
-                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example))))
+                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&n.to_string(), $what, $example, $fallback))))
                     }
                     fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<$ty, E> {
-                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&shown_number(n), $what, $example))))
+                        Err(E::custom(format!("{} ({SIZE_HINT})", bare(&shown_number(n), $what, $example, $fallback))))
                     }
                 }
                 d.deserialize_any(V)
@@ -160,8 +164,8 @@ macro_rules! unit_visitor {
     };
 }
 
-unit_visitor!(Bytes, parse_bytes, "size", "GB", "a size with a unit, such as \"200 GB\"");
-unit_visitor!(Bandwidth, parse_bandwidth, "bandwidth", "TB/s", "a bandwidth with units, such as \"6 TB/s\"");
+unit_visitor!(Bytes, parse_bytes, "size", "GB", "200 GB", "a size with a unit, such as \"200 GB\"");
+unit_visitor!(Bandwidth, parse_bandwidth, "bandwidth", "TB/s", "6 TB/s", "a bandwidth with units, such as \"6 TB/s\"");
 
 impl<'de> Deserialize<'de> for Real {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -181,7 +185,10 @@ impl<'de> Deserialize<'de> for Real {
                 Ok(Real(n))
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Real, E> {
-                Err(E::custom(format!("\"{s}\" is a string: write the number without quotes, for example 2e-5")))
+                // A `--set` value that is no TOML arrives as text too: the words suit both.
+                Err(E::custom(format!(
+                    "\"{s}\" is text, not a number: accepted is a number, for example 2e-5 (in a file, without quotes)"
+                )))
             }
         }
         d.deserialize_any(V)

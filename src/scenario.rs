@@ -178,7 +178,11 @@ pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>, const MIN: u64>(
             if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && s.parse::<i64>().is_err() {
                 return Err(E::custom(format!("{} is out of range: {}", shorten(s), Self::accepted())));
             }
-            Err(E::custom(format!("\"{}\" is a string: {}, written without quotes", shorten(s), Self::accepted())))
+            Err(E::custom(format!(
+                "\"{}\" is text, not an integer: {} (in a file, without quotes)",
+                shorten(s),
+                Self::accepted()
+            )))
         }
         fn visit_bool<E: serde::de::Error>(self, b: bool) -> std::result::Result<u64, E> {
             Err(E::custom(format!("{b} is not an integer: {}", Self::accepted())))
@@ -187,8 +191,12 @@ pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>, const MIN: u64>(
     d.deserialize_any(V::<MIN>).map(Some)
 }
 
+/// The error for a bare number `n` where a duration goes. The example repeats `n` in seconds
+/// where that is a valid duration (> 0), else it is "300 s" ("-5 s" would be refused).
 fn bare_number(n: &str) -> String {
-    format!("the bare number {n} is not a duration: give it a unit, for example \"{n} s\" ({UNITS_HINT})")
+    let example =
+        if n.parse::<f64>().is_ok_and(|x| x > 0.0 && x.is_finite()) { format!("{n} s") } else { "300 s".into() };
+    format!("the bare number {n} is not a duration: give it a unit, for example \"{example}\" ({UNITS_HINT})")
 }
 
 /// How the checkpoint interval (compute between checkpoints) is chosen, before `factor`.
@@ -1923,11 +1931,13 @@ pub(crate) struct SpanMap {
     text: String,
     /// (dotted path, span of the value); array elements have their index as last part.
     entries: Vec<(Vec<String>, Range<usize>)>,
+    /// (dotted path, span of the key as written): where serde's "unknown field" points.
+    keys: Vec<(Vec<String>, Range<usize>)>,
 }
 
 impl SpanMap {
     pub(crate) fn new(text: &str, path: &Path) -> Result<SpanMap> {
-        let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![] };
+        let mut map = SpanMap { path: path.to_path_buf(), text: text.to_string(), entries: vec![], keys: vec![] };
         let root = toml::de::DeTable::parse(text).map_err(|e| map.syntax_error(&e))?;
         map.walk_table(&mut vec![], root.get_ref());
         Ok(map)
@@ -1936,6 +1946,7 @@ impl SpanMap {
     fn walk_table(&mut self, prefix: &mut Vec<String>, t: &toml::de::DeTable<'_>) {
         for (k, v) in t {
             prefix.push(k.get_ref().to_string());
+            self.keys.push((prefix.clone(), k.span()));
             self.walk_value(prefix, v);
             prefix.pop();
         }
@@ -2056,14 +2067,17 @@ impl SpanMap {
 
     /// An error at `span`, naming the innermost key whose value contains it.
     pub(crate) fn error_at(&self, span: Option<Range<usize>>, message: &str) -> Error {
+        let dotted = |p: &Vec<String>| {
+            p.iter().filter(|part| part.parse::<usize>().is_err()).cloned().collect::<Vec<_>>().join(".")
+        };
         let key = span.as_ref().and_then(|s| {
             self.entries
                 .iter()
                 .filter(|(p, v)| v.start <= s.start && s.end <= v.end && !p.is_empty())
                 .min_by_key(|(_, v)| v.end - v.start)
-                .map(|(p, _)| {
-                    p.iter().filter(|part| part.parse::<usize>().is_err()).cloned().collect::<Vec<_>>().join(".")
-                })
+                // An error at a key itself (an unknown field) is in no value: the key names it.
+                .or_else(|| self.keys.iter().find(|(_, k)| k.start <= s.start && s.end <= k.end))
+                .map(|(p, _)| dotted(p))
         });
         Error::Scenario { origin: self.origin_at(span), key, message: plain(message) }
     }

@@ -108,7 +108,7 @@ fn unknown_key() {
     rejects(
         &with(r#"checkpoint = "2 min""#, r#"chekpoint = "2 min""#),
         &[],
-        &["bad.toml:7:1", "chekpoint", "checkpoint"],
+        &["bad.toml:7:1: key `job.chekpoint`: unknown field `chekpoint`", "checkpoint"],
     );
 }
 
@@ -550,11 +550,11 @@ fn integers_out_of_range() {
     rejects(&with("replications = 10", "replications = -5"), &[], &["bad.toml:2:16", "run.replications", "≥ 2"]);
     rejects(&with("replications = 10", "replications = 1e3"), &[], &["bad.toml:2:16", "not an integer"]);
     rejects(GOOD, &["--set", "job.nodes=1.5"], &["job.nodes", "not an integer", "≥ 1"]);
-    // A quoted integer that fits is a string, not a number out of range.
+    // A quoted integer that fits is text, not a number out of range.
     rejects(
         &with("replications = 10", r#"replications = "2000""#),
         &[],
-        &["bad.toml:2:16", "run.replications", "is a string", "without quotes"],
+        &["bad.toml:2:16", "run.replications", "is text, not an integer", "without quotes"],
     );
 }
 
@@ -1074,4 +1074,23 @@ fn optimize_refuses_more_replications_than_it_can_hold() {
         assert!(!stderr.contains("panicked") && stderr.contains("accepted is at most 10000000"), "{stderr}");
         assert!(!out.exists(), "{extra:?}: {} written", out.display());
     }
+}
+
+/// Messages that misled: a bare number's example was the same number with a unit, refused
+/// in turn when ≤ 0 ("-5 s"); `--precision` with `--resume` blamed "--shard and --resume";
+/// an unquoted `--set` word was called quoted.
+#[test]
+fn messages_fit_what_was_typed() {
+    rejects(
+        &with(r#"checkpoint = "2 min""#, "checkpoint = -5"),
+        &[],
+        &["bad.toml:7:14", "the bare number -5 is not a duration", "for example \"300 s\""],
+    );
+    rejects(
+        GOOD,
+        &["--precision", "0.01", "--resume"],
+        &["--resume needs a fixed number of replications, not --precision"],
+    );
+    rejects(GOOD, &["--precision", "0.01", "--shard", "0/2"], &["--shard needs a fixed number"]);
+    rejects(GOOD, &["--set", "run.replications=abc"], &["\"abc\" is text, not an integer"]);
 }

@@ -665,3 +665,17 @@ fn too_many_checkpoints_blame_the_ratio_or_the_factor_with_a_bound() {
     let at_least = ratio(&format!("{most:e}")).replacen("factor = 1.0", &format!("factor = {least:e}"), 1);
     assert_eq!(run(&at_least).status.code(), Some(0), "the stated least factor {least:e} runs");
 }
+
+/// A bare 0 where a bandwidth goes is given a valid example ("0 TB/s" was refused in turn),
+/// and an unquoted flag word is not called quoted.
+#[test]
+fn messages_fit_what_was_typed() {
+    rejects(GOOD, &["--bandwidth", "0"], &["the bare number 0 is not a bandwidth", "for example \"6 TB/s\""]);
+    rejects(GOOD, &["--bandwidth", "6"], &["for example \"6 TB/s\""]);
+    rejects(GOOD, &["--checkpoint-bytes", "-1"], &["for example \"200 GB\""]);
+    rejects(
+        GOOD,
+        &["--failure-rate", "abc"],
+        &["--failure-rate abc: key `machine.failure_rate`: \"abc\" is text, not a number"],
+    );
+}
