@@ -75,6 +75,11 @@ impl JobType {
     }
 }
 
+/// The longest duration a schedule may hold (s): a scenario's bound on a job's durations,
+/// [`MAX_JOB_DURATION_S`](crate::scenario::MAX_JOB_DURATION_S). Beyond it a row is no job
+/// (1e300 s was blamed on policy.factor, as a job of too many checkpoints).
+pub const MAX_DURATION_S: f64 = crate::scenario::MAX_JOB_DURATION_S;
+
 /// The shortest non-zero duration a schedule may hold (s): far below any real job, and far
 /// enough above the smallest normal number (2.2e-308) that a job time in hours, scaled by the
 /// runtime ratio, neither underflows to 0 nor loses its precision.
@@ -247,11 +252,14 @@ pub fn parse_schedule(bytes: &[u8], path: &Path) -> Result<Schedule, Error> {
             let text = record[at];
             let shown = shorten(text);
             let accepted = if zero_ok {
-                "a finite number of seconds ≥ 0 (0, or at least 1e-300)"
+                "a finite number of seconds ≥ 0 (0, or from 1e-300 to 1e100)"
             } else {
-                "a finite number of seconds > 0 (at least 1e-300)"
+                "a finite number of seconds > 0 (from 1e-300 to 1e100)"
             };
             match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > MAX_DURATION_S => {
+                    Err(bad(line, Some(name), format!("`{shown}` s is too long; expected {accepted}")))
+                }
                 Ok(v) if v.is_finite() && v > 0.0 && v < MIN_DURATION_S => Err(bad(
                     line,
                     Some(name),
