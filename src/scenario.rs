@@ -1445,7 +1445,16 @@ fn build_law(spec: &LawSpec, mean_s: Option<f64>) -> std::result::Result<Law, Fi
         LawName::Weibull | LawName::Gamma => {
             unused("sigma", spec.sigma.is_some(), "lognormal")?;
             unused("times", spec.times.is_some(), "empirical")?;
-            let shape = spec.shape.ok_or_else(|| field(&key("shape"), "a shape is required for this law"))?;
+            // A missing key has no place of its own: the law that needs it is blamed, where
+            // it was written or set (`--set failures.law=weibull` was blamed on the file).
+            let shape = spec.shape.ok_or_else(|| {
+                let (law, (lo, hi)) = if spec.law == LawName::Weibull {
+                    ("weibull", crate::failure::law::WEIBULL_SHAPE_RANGE)
+                } else {
+                    ("gamma", crate::failure::law::GAMMA_SHAPE_RANGE)
+                };
+                field(&key("law"), format!("{law} needs a shape: give {} (accepted is {lo} to {hi})", key("shape")))
+            })?;
             let mean = need_mean()?;
             if spec.law == LawName::Weibull {
                 range("shape", Law::weibull(mean, shape))
@@ -1456,13 +1465,20 @@ fn build_law(spec: &LawSpec, mean_s: Option<f64>) -> std::result::Result<Law, Fi
         LawName::Lognormal => {
             unused("shape", spec.shape.is_some(), "weibull and gamma (lognormal takes sigma)")?;
             unused("times", spec.times.is_some(), "empirical")?;
-            let sigma = spec.sigma.ok_or_else(|| field(&key("sigma"), "lognormal needs sigma, the sd of ln X"))?;
+            let sigma = spec.sigma.ok_or_else(|| {
+                field(&key("law"), {
+                    let (lo, hi) = crate::failure::law::LOGNORMAL_SIGMA_RANGE;
+                    format!("lognormal needs {}, the sd of ln X (accepted is {lo} to {hi})", key("sigma"))
+                })
+            })?;
             range("sigma", Law::lognormal(need_mean()?, sigma))
         }
         LawName::Empirical => {
             unused("shape", spec.shape.is_some(), "weibull and gamma")?;
             unused("sigma", spec.sigma.is_some(), "lognormal")?;
-            let times = spec.times.ok_or_else(|| field(&key("times"), "empirical needs times = [\"…\", …]"))?;
+            let times = spec
+                .times
+                .ok_or_else(|| field(&key("law"), format!("empirical needs {} = [\"…\", …]", key("times"))))?;
             let list: Vec<f64> = times.iter().map(|d| d.0).collect();
             let law = range("times", Law::empirical(&list))?;
             Ok(match mean_s {

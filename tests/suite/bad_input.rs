@@ -330,7 +330,11 @@ fn weibull_shape_out_of_range() {
 
 #[test]
 fn missing_or_misplaced_shape() {
-    rejects(&failures("law = \"weibull\"\nmtbf = \"3.1 h\""), &[], &["failures.shape", "required"]);
+    rejects(
+        &failures("law = \"weibull\"\nmtbf = \"3.1 h\""),
+        &[],
+        &["key `failures.law`", "needs a shape: give failures.shape"],
+    );
     rejects(
         &failures("law = \"exponential\"\nmtbf = \"3.1 h\"\nshape = 0.7"),
         &[],
@@ -378,7 +382,7 @@ fn empty_or_bad_empirical_lists() {
     rejects(&failures("law = \"empirical\"\ntimes = []"), &[], &["bad.toml:12:9", "failures.times", "empty"]);
     rejects(&failures("law = \"empirical\"\ntimes = [\"1 h\", \"-2 h\"]"), &[], &["failures.times", "#2"]);
     rejects(&failures("law = \"empirical\"\ntimes = [\"1 h\", 2]"), &[], &["bad.toml:12:17", "unit"]);
-    rejects(&failures("law = \"empirical\""), &[], &["failures.times", "needs times"]);
+    rejects(&failures("law = \"empirical\""), &[], &["key `failures.law`", "empirical needs failures.times"]);
 }
 
 #[test]
@@ -1093,4 +1097,21 @@ fn messages_fit_what_was_typed() {
     );
     rejects(GOOD, &["--precision", "0.01", "--shard", "0/2"], &["--shard needs a fixed number"]);
     rejects(GOOD, &["--set", "run.replications=abc"], &["\"abc\" is text, not an integer"]);
+}
+
+/// A law missing its parameter blames the law where it was chosen, the file's line or the
+/// `--set` (it named the file and the absent key), with the parameter and its range.
+#[test]
+fn a_law_without_its_parameter_blames_the_law() {
+    rejects(
+        GOOD,
+        &["--set", "failures.law=weibull"],
+        &[
+            "--set failures.law=weibull: key `failures.law`: weibull needs a shape: give failures.shape (accepted is 0.05 to 50)",
+        ],
+    );
+    let law_line = |law: &str| with(r#"law = "exponential""#, &format!("law = \"{law}\""));
+    rejects(&law_line("lognormal"), &[], &["bad.toml:11:7: key `failures.law`: lognormal needs failures.sigma"]);
+    rejects(&law_line("gamma"), &[], &["bad.toml:11:7: key `failures.law`: gamma needs a shape"]);
+    rejects(&law_line("empirical"), &[], &["key `failures.law`: empirical needs failures.times"]);
 }
