@@ -124,6 +124,30 @@ pub enum Error {
         /// The most failures a replication may take (the engine's limit).
         limit: u64,
     },
+    /// `optimize` refused a job under Poisson failures one of whose fixed phases that can fail
+    /// (a restart, or a checkpoint write) needs more attempts on average than a replication may
+    /// take failures: e^{length/MTBF} attempts, since each completes with probability
+    /// e^{−length/MTBF}. No interval lets it finish.
+    #[error(
+        "point {point}: a {phase} of {length_s:.6e} s completes without a failure with probability \
+         e^(−{length_s:.6e}/{mtbf_s:.6e}) at a job MTBF of {mtbf_s:.6e} s: it needs about e^{ratio:.1} attempts, more \
+         than the {limit} failures a replication may take, so no interval lets the job finish; accepted is \
+         {phase} / MTBF ≤ ln {limit} ≈ {ln_limit:.1}",
+        ratio = length_s / mtbf_s,
+        ln_limit = (*limit as f64).ln()
+    )]
+    PhaseNeverCompletes {
+        /// The sweep point (0-based).
+        point: usize,
+        /// "restart" or "checkpoint write".
+        phase: &'static str,
+        /// The phase's length (s).
+        length_s: f64,
+        /// The job's MTBF (s).
+        mtbf_s: f64,
+        /// The most failures a replication may take (the engine's limit).
+        limit: u64,
+    },
     /// A simulation could not complete.
     #[error("point {point}: {source}")]
     Engine {
@@ -141,7 +165,11 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Scenario { .. } | Error::Usage(_) | Error::PrecisionUnreachable { .. } => 2,
-            Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } | Error::HopelessJob { .. } => 1,
+            Error::Io { .. }
+            | Error::Engine { .. }
+            | Error::NoFeasibleInterval { .. }
+            | Error::HopelessJob { .. }
+            | Error::PhaseNeverCompletes { .. } => 1,
         }
     }
 }

@@ -457,6 +457,26 @@ fn optimize_keeping(
             limit,
         });
     }
+    // Under Poisson failures a phase of length x that can fail takes e^{x/M} attempts on
+    // average, whatever the interval: past the limit the scan would play every candidate to it.
+    if let Some(poisson_mtbf_s) = point.failures.exponential_stream_mtbf_s() {
+        let job = &point.job;
+        let phases = [
+            ("restart", job.restart_s, job.restart_exposure),
+            ("checkpoint write", job.checkpoint_s, job.checkpoint_exposure),
+        ];
+        for (phase, length_s, exposure) in phases {
+            if exposure == engine::Exposure::CanFail && length_s / poisson_mtbf_s > (limit as f64).ln() {
+                return Err(Error::PhaseNeverCompletes {
+                    point: point.index,
+                    phase,
+                    length_s,
+                    mtbf_s: poisson_mtbf_s,
+                    limit,
+                });
+            }
+        }
+    }
     let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];

@@ -373,3 +373,26 @@ fn end_job_jobs_are_refused() {
     let sc = load("scenarios/young-daly.toml", &["job.on_failure=end-job"]);
     assert!(optimize(&sc.points[0], 10, 1).is_err());
 }
+
+/// Under Poisson failures a restart (or a write) that can fail needs e^{x/M} attempts: past
+/// the engine's limit no interval finishes, and the search is refused at once (MTBF 0.01 s
+/// with a 10 min restart scanned for minutes, playing every candidate to 10⁸ failures). Just
+/// inside the bound, or with restarts that cannot fail, it is not this refusal.
+#[test]
+fn a_phase_that_never_completes_is_refused_before_the_search() {
+    let sc = load("scenarios/young-daly.toml", &["failures.mtbf=0.01 s"]);
+    let err = optimize(&sc.points[0], 10, 1).expect_err("no restart completes").to_string();
+    for part in ["a restart of 6.000000e2 s", "e^60000.0 attempts", "accepted is restart / MTBF ≤ ln 100000000"] {
+        assert!(err.contains(part), "{part:?} missing: {err}");
+    }
+    let sc = load("scenarios/young-daly.toml", &["failures.mtbf=0.01 s", "job.failures_during_restart=false"]);
+    let err = optimize(&sc.points[0], 10, 1).expect_err("no write completes").to_string();
+    assert!(err.contains("a checkpoint write of 2.000000e1 s"), "{err}");
+    // R/M = 600/33 ≈ 18.2 < ln 10⁸ ≈ 18.4: not refused by this check (the scan decides).
+    let sc = load("scenarios/young-daly.toml", &["failures.mtbf=33 s", "job.checkpoint=1 s", "job.restart=600 s"]);
+    let limit = ckptsim::engine::Limits::default().max_failures as f64;
+    assert!(600.0 / 33.0 < limit.ln());
+    if let Err(e) = optimize(&sc.points[0], 2, 1) {
+        assert!(!e.to_string().contains("completes without a failure"), "{e}");
+    }
+}
