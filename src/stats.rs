@@ -224,7 +224,7 @@ pub const Z4_TAIL: f64 = 6.334_248_366_623_996e-5;
 /// [`Z4_TAIL`] when the model is right: (mean − model)/SE follows Student's t with `df`
 /// degrees of freedom, so the normal rule |z| > 4 holds only for large samples (at 2
 /// replications the threshold is about 10⁴; at 30, 4.7). Infinite for `df` = 0; 4 in the
-/// limit. statrs up to [`T_EXPANSION_DF`], then the Cornish–Fisher expansion.
+/// limit. statrs up to 1000 degrees of freedom, then the Cornish–Fisher expansion.
 pub fn z4_threshold(df: u64) -> f64 {
     if df == 0 {
         return f64::INFINITY;
