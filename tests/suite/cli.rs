@@ -416,27 +416,9 @@ fn results_never_replace_their_inputs() {
 /// count saved, the file's bytes untouched; `--resume` is the way on.
 #[test]
 fn a_fresh_run_does_not_discard_saved_progress() {
-    use std::time::Duration;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("saved");
-    let child = super::bin()
-        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--out", dir.to_str().unwrap()])
-        .args(["--save-every", "1000"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The folder appears just before the signal handler is installed (as in the shards tests).
-    let started = std::time::Instant::now();
-    while !dir.exists() && started.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    super::run_then_sigterm(&dir);
     let partial = dir.join("young-daly.partial.json");
     let saved = fs::read(&partial).unwrap();
     for extra in [&["--reps", "3000000"][..], &["--reps", "50", "--seed", "9"]] {

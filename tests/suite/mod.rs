@@ -35,6 +35,32 @@ pub fn ckptsim(args: &[&str]) -> Output {
     bin().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("the binary runs")
 }
 
+/// Starts `run scenarios/young-daly.toml` with 3·10⁶ replications into `dir`, sends it
+/// SIGTERM once it is running, and returns what it printed: it saves its progress and exits
+/// 130. The run creates its output folder just before it installs its signal handler: the
+/// signal waits for the folder (a loaded machine may take long to start the binary), then a
+/// little.
+pub fn run_then_sigterm(dir: &Path) -> Output {
+    let child = bin()
+        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--out", dir.to_str().unwrap()])
+        .args(["--save-every", "1000"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let started = std::time::Instant::now();
+    while !dir.exists() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 /// A path in the package root.
 pub fn root(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)

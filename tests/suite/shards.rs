@@ -264,33 +264,7 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
 fn sigterm_saves_progress_and_exits_130() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("term");
-    let child = bin()
-        .args([
-            "run",
-            "scenarios/young-daly.toml",
-            "--reps",
-            "3000000",
-            "--out",
-            dir.to_str().unwrap(),
-            "--save-every",
-            "1000",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The run creates its output folder just before it installs its signal handler: wait
-    // for the folder (a loaded machine may take long to start the binary), then a little.
-    let started = std::time::Instant::now();
-    while !dir.exists() && started.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = super::run_then_sigterm(&dir);
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     assert!(dir.join("young-daly.partial.json").exists());
 }
