@@ -48,8 +48,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::scenario::{
-    DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
-    parse_duration_s, parse_quantity, shorten, shown_number,
+    DURATION_UNITS, DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field,
+    missing_table, parse_quantity, shorten, shown_number,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -101,16 +101,39 @@ pub fn parse_bytes(text: &str) -> std::result::Result<f64, String> {
     parse_quantity(text, &size)
 }
 
+/// The units a bandwidth may carry, listed for messages.
+const BANDWIDTH_HINT: &str = "units: B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, \
+     GiB/s, TiB/s, or per ms, min, h, d, y instead of s; sizes are in bytes, not bits";
+
 /// Parses a bandwidth, a size per unit of time (`"6 TB/s"`, `"500 GB / s"`, `"20 TiB/h"`),
 /// into bytes per second. The number must be finite; its sign is checked by the caller.
 pub fn parse_bandwidth(text: &str) -> std::result::Result<f64, String> {
     let Some((size, time)) = text.split_once('/') else {
         return Err(format!(
-            "\"{text}\" is not a bandwidth: write a size per unit of time, for example \"6 TB/s\" ({SIZE_HINT})"
+            "\"{}\" is not a bandwidth: write a size per unit of time, for example \"6 TB/s\" ({BANDWIDTH_HINT})",
+            shorten(text)
         ));
     };
-    let bytes = parse_bytes(size).map_err(|e| format!("\"{text}\": {e}"))?;
-    let per_s = parse_duration_s(&format!("1 {}", time.trim())).map_err(|e| format!("\"{text}\": {e}"))?;
+    let quantity = Quantity {
+        units: &SIZE_UNITS,
+        hint: BANDWIDTH_HINT,
+        suggest: "GB/s",
+        examples: "\"6 TB/s\", \"500 GB/s\"",
+        name: "size",
+    };
+    let bytes = parse_quantity(size, &quantity).map_err(|e| format!("\"{}\": {e}", shorten(text)))?;
+    let time = time.trim();
+    let Some(&(_, per_s)) = DURATION_UNITS.iter().find(|(u, _)| *u == time) else {
+        return Err(format!(
+            "\"{}\": {} after the `/` ({BANDWIDTH_HINT})",
+            shorten(text),
+            if time.is_empty() {
+                "no unit of time".to_string()
+            } else {
+                format!("unknown unit of time `{}`", shorten(time))
+            }
+        ));
+    };
     Ok(bytes / per_s)
 }
 
@@ -647,7 +670,7 @@ fn resolve_point(
             Some(StorageName::Shared) => Storage::Shared,
             Some(StorageName::Local) => Storage::Local,
         },
-        setup_s: match m.setup {
+        setup_s: match &m.setup {
             Some(d) => duration_at_least("machine.setup", d, false)?,
             None => frontier.setup_s,
         },

@@ -113,9 +113,24 @@ pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
     parse_quantity(text, &DURATION)
 }
 
-/// A duration as written in a scenario: a string with a unit. A bare number is an error.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct DurationS(pub(crate) f64);
+/// A duration as written in a scenario: a string with a unit, read as seconds, and the text
+/// (trimmed) for messages, so "-1 min" is not shown as "-60 s". A bare number is an error.
+#[derive(Clone)]
+pub(crate) struct DurationS(pub(crate) f64, pub(crate) Box<str>);
+
+// Two durations are the same value however they are written ("2 min" and "120 s"): the sweep's
+// check for repeated values compares the `Debug` form of what a value reads as.
+impl std::fmt::Debug for DurationS {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_tuple("DurationS").field(&self.0).finish()
+    }
+}
+
+impl PartialEq for DurationS {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
 
 impl<'de> Deserialize<'de> for DurationS {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -126,7 +141,7 @@ impl<'de> Deserialize<'de> for DurationS {
                 write!(f, "a duration with a unit, such as \"120 s\" ({UNITS_HINT})")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<DurationS, E> {
-                parse_duration_s(s).map(DurationS).map_err(E::custom)
+                parse_duration_s(s).map(|v| DurationS(v, s.trim().into())).map_err(E::custom)
             }
             fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<DurationS, E> {
                 Err(E::custom(bare_number(&n.to_string())))
@@ -247,7 +262,15 @@ impl<'de> Deserialize<'de> for IntervalRule {
                     "optimal" => IntervalRule::Optimal,
                     "none" => IntervalRule::None,
                     other => match parse_duration_s(other) {
-                        Ok(v) => IntervalRule::Fixed(v),
+                        Ok(v) if v > 0.0 => IntervalRule::Fixed(v),
+                        // Refused here, not once resolved, so the message shows the value as written.
+                        Ok(_) => {
+                            return Err(E::custom(format!(
+                                "\"{}\" is out of range: accepted is a duration > 0 ({UNITS_HINT}), or one of \
+                                 young, daly, daly-high-order, optimal, none",
+                                shorten(other)
+                            )));
+                        }
                         Err(e) => return Err(E::custom(format!("{e}; accepted: {EXPECTED}"))),
                     },
                 })
@@ -1188,7 +1211,7 @@ pub(crate) fn field(key: &str, message: impl Into<String>) -> FieldError {
 
 pub(crate) fn duration_at_least(
     key: &str,
-    v: DurationS,
+    v: &DurationS,
     strictly_positive: bool,
 ) -> std::result::Result<f64, FieldError> {
     let ok = if strictly_positive { v.0 > 0.0 } else { v.0 >= 0.0 };
@@ -1199,7 +1222,7 @@ pub(crate) fn duration_at_least(
         let range = if strictly_positive { "a duration > 0" } else { "a duration ≥ 0" };
         Err(field(
             key,
-            format!("{} s is out of range: accepted is {range}, with a unit ({UNITS_HINT})", shown_number(v.0)),
+            format!("\"{}\" is out of range: accepted is {range}, with a unit ({UNITS_HINT})", shorten(&v.1)),
         ))
     }
 }
@@ -1242,10 +1265,13 @@ fn resolve_point(
 ) -> std::result::Result<Point, FieldError> {
     let j = &raw.job;
     let job = Job {
-        work_s: duration_at_least("job.work", j.work, true)?,
-        checkpoint_s: duration_at_least("job.checkpoint", j.checkpoint, false)?,
-        restart_s: duration_at_least("job.restart", j.restart, false)?,
-        downtime_s: duration_at_least("job.downtime", j.downtime.unwrap_or(DurationS(0.0)), false)?,
+        work_s: duration_at_least("job.work", &j.work, true)?,
+        checkpoint_s: duration_at_least("job.checkpoint", &j.checkpoint, false)?,
+        restart_s: duration_at_least("job.restart", &j.restart, false)?,
+        downtime_s: match &j.downtime {
+            Some(d) => duration_at_least("job.downtime", d, false)?,
+            None => 0.0,
+        },
         final_checkpoint: if j.final_checkpoint.unwrap_or(true) {
             FinalCheckpoint::Written
         } else {
@@ -1561,7 +1587,7 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
             let key = format!("topology.racks_per_{}", level.name());
             return Err(field(&prefix, format!("{} domains need {key} in [topology]", level.name())));
         }
-        let mean = d.mtbf.map(|m| duration_at_least(&format!("{prefix}.mtbf"), m, true)).transpose()?;
+        let mean = d.mtbf.as_ref().map(|m| duration_at_least(&format!("{prefix}.mtbf"), m, true)).transpose()?;
         let spec = LawSpec {
             prefix: prefix.clone(),
             law: d.law.unwrap_or(LawName::Exponential),
@@ -1589,7 +1615,7 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                     format!("{} is out of range: accepted is 1 to the platform's {} nodes", r.nodes, topo.nodes()),
                 ));
             }
-            let mean = r.mtbf.map(|m| duration_at_least("failures.random.mtbf", m, true)).transpose()?;
+            let mean = r.mtbf.as_ref().map(|m| duration_at_least("failures.random.mtbf", m, true)).transpose()?;
             let spec = LawSpec {
                 prefix: "failures.random".into(),
                 law: r.law.unwrap_or(LawName::Exponential),
@@ -1609,7 +1635,7 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                     format!("{} is out of range: accepted is 0 ≤ n < 1 (n ≥ 1 bursts never end)", b.branching),
                 ));
             }
-            Some(Burst { branching: b.branching, decay_s: duration_at_least("failures.burst.decay", b.decay, true)? })
+            Some(Burst { branching: b.branching, decay_s: duration_at_least("failures.burst.decay", &b.decay, true)? })
         }
     };
     if let Some(topo) = &topology {
@@ -1776,9 +1802,9 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
         SamplerName::PerNode => Sampler::PerNode,
     };
     let n = nodes as f64;
-    let positive = |key: &str, d: Option<DurationS>| d.map(|d| duration_at_least(key, d, true)).transpose();
-    let job_mtbf_s = positive("failures.mtbf", raw.mtbf)?;
-    let node_mtbf_s = positive("failures.node_mtbf", raw.node_mtbf)?;
+    let positive = |key: &str, d: Option<&DurationS>| d.map(|d| duration_at_least(key, d, true)).transpose();
+    let job_mtbf_s = positive("failures.mtbf", raw.mtbf.as_ref())?;
+    let node_mtbf_s = positive("failures.node_mtbf", raw.node_mtbf.as_ref())?;
     if job_mtbf_s.is_some() && node_mtbf_s.is_some() {
         return Err(field(
             "failures.node_mtbf",
@@ -1897,7 +1923,8 @@ fn resolve_classes(
                 ),
             ));
         }
-        let mean_s = c.node_mtbf.map(|d| duration_at_least(&format!("{prefix}.node_mtbf"), d, true)).transpose()?;
+        let mean_s =
+            c.node_mtbf.as_ref().map(|d| duration_at_least(&format!("{prefix}.node_mtbf"), d, true)).transpose()?;
         let spec = LawSpec {
             prefix: prefix.clone(),
             law: c.law.unwrap_or(LawName::Exponential),

@@ -61,7 +61,14 @@ fn negative_duration() {
     rejects(
         &with(r#"checkpoint = "2 min""#, r#"checkpoint = "-2 min""#),
         &[],
-        &["bad.toml:7:14", "job.checkpoint", "≥ 0"],
+        &["bad.toml:7:14", "job.checkpoint", "\"-2 min\" is out of range: accepted is a duration ≥ 0"],
+    );
+    // Shown as written, not converted to seconds ("-60 s").
+    rejects(GOOD, &["--set", "job.restart=-1 min"], &["key `job.restart`: \"-1 min\" is out of range"]);
+    rejects(
+        &with(r#"interval = "young""#, r#"interval = "-5 min""#),
+        &[],
+        &["bad.toml:15:12", "policy.interval", "\"-5 min\" is out of range: accepted is a duration > 0", "young"],
     );
 }
 

@@ -364,6 +364,22 @@ fn bare_numbers_and_units() {
         &[],
         &["bad.toml:10:13", "machine.bandwidth", "size per unit of time"],
     );
+    // A bandwidth's errors list bandwidth units ("TB/s"), not the bare size units.
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "6 Tb/s""#),
+        &[],
+        &["bad.toml:10:13", "unknown unit `Tb`", "units: B/s, kB/s, MB/s, GB/s, TB/s", "bytes, not bits"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "6 TB/sec""#),
+        &[],
+        &["bad.toml:10:13", "unknown unit of time `sec` after the `/`", "per ms, min, h, d, y"],
+    );
+    rejects(
+        &with(r#"bandwidth = "6 TB/s""#, r#"bandwidth = "6/s""#),
+        &[],
+        &["\"6\" has no unit: write it as \"6 GB/s\""],
+    );
     rejects(&with(r#"setup = "2 s""#, "setup = 2"), &[], &["bad.toml:12:9", "machine.setup", "bare number 2"]);
     rejects(
         GOOD,
@@ -387,7 +403,11 @@ fn out_of_range_values() {
     }
     rejects(GOOD, &["--failure-rate", "-3"], &["--failure-rate -3: key `machine.failure_rate`", "> 0"]);
     rejects(&with("factor = 1.0", "factor = 0"), &[], &["bad.toml:22:10", "policy.factor", "> 0"]);
-    rejects(&with(r#"setup = "2 s""#, r#"setup = "-2 s""#), &[], &["bad.toml:12:9", "machine.setup", "≥ 0"]);
+    rejects(
+        &with(r#"setup = "2 s""#, r#"setup = "-1 min""#),
+        &[],
+        &["bad.toml:12:9", "machine.setup", "\"-1 min\" is out of range", "≥ 0"],
+    );
     rejects(&with("read_write_ratio = 1.0", "read_write_ratio = -1"), &[], &["machine.read_write_ratio", "≥ 0"]);
     rejects(&with(r#"storage = "shared""#, r#"storage = "nfs""#), &[], &["bad.toml:11:11", "`shared`", "`local`"]);
     rejects(&with(r#"cadence = "optimal""#, r#"cadence = "daly""#), &[], &["bad.toml:21:11", "`optimal`"]);
