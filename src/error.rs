@@ -124,16 +124,18 @@ pub enum Error {
         /// The most failures a replication may take (the engine's limit).
         limit: u64,
     },
-    /// `optimize` refused a job under Poisson failures one of whose fixed phases that can fail
-    /// (a restart, or a checkpoint write) needs more attempts on average than a replication may
-    /// take failures: e^{length/MTBF} attempts, since each completes with probability
-    /// e^{−length/MTBF}. No interval lets it finish.
+    /// `optimize` refused a job one of whose fixed phases that can fail (a restart, or a
+    /// checkpoint write) needs more attempts on average than a replication may take failures.
+    /// Where every failure renews the failure law (Poisson failures, or job-level renewal), a
+    /// phase of length x that must fit in one lifetime completes with probability
+    /// S(x) = e^{−Λ(x)} per attempt (Λ the cumulative hazard; x/MTBF for Poisson failures), so
+    /// it takes e^{Λ(x)} attempts on average, whatever the interval. No interval lets the job
+    /// finish.
     #[error(
         "point {point}: a {phase} of {length_s:.6e} s completes without a failure with probability \
-         e^(−{length_s:.6e}/{mtbf_s:.6e}) at a job MTBF of {mtbf_s:.6e} s: it needs about e^{ratio:.1} attempts, more \
-         than the {limit} failures a replication may take, so no interval lets the job finish; accepted is \
-         {phase} / MTBF ≤ ln {limit} ≈ {ln_limit:.1}",
-        ratio = length_s / mtbf_s,
+         e^(−{hazard:.1}) under {law}: it needs about e^{hazard:.1} attempts, more than the {limit} failures a \
+         replication may take, so no interval lets the job finish; accepted is a {phase} whose cumulative hazard \
+         −ln P(no failure) is ≤ ln {limit} ≈ {ln_limit:.1}",
         ln_limit = (*limit as f64).ln()
     )]
     PhaseNeverCompletes {
@@ -143,8 +145,11 @@ pub enum Error {
         phase: &'static str,
         /// The phase's length (s).
         length_s: f64,
-        /// The job's MTBF (s).
-        mtbf_s: f64,
+        /// Λ(length): the cumulative hazard of the lifetime over the phase (length / MTBF for
+        /// Poisson failures).
+        hazard: f64,
+        /// The failure law, as a message names it.
+        law: String,
         /// The most failures a replication may take (the engine's limit).
         limit: u64,
     },

@@ -579,6 +579,21 @@ impl Failures {
         if self.is_base_only() { self.base.exponential_stream_mtbf_s() } else { None }
     }
 
+    /// The law of the lifetime that starts after each failure (after the downtime, for
+    /// job-level renewal) when every failure renews the job's whole failure stream: Poisson
+    /// failures (an exponential law at the job's MTBF) or job-level renewal, with nothing else
+    /// adding failures. `None` for every other model, where the time to the next failure
+    /// depends on the ages of nodes that did not fail, or on a log.
+    pub fn renewed_lifetime(&self) -> Option<Law> {
+        if let Some(mtbf_s) = self.exponential_stream_mtbf_s() {
+            return Law::exponential(mtbf_s).ok();
+        }
+        match &self.base {
+            FailureModel::JobRenewal { law, .. } if self.is_base_only() => Some(law.clone()),
+            _ => None,
+        }
+    }
+
     /// The stream of replication `rep` under master seed `seed`, with repairs of
     /// `downtime_s` (s) for job-level renewal.
     pub fn stream(&self, seed: u64, rep: u64, downtime_s: f64) -> Stream {

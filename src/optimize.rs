@@ -457,23 +457,38 @@ fn optimize_keeping(
             limit,
         });
     }
-    // Under Poisson failures a phase of length x that can fail takes e^{x/M} attempts on
-    // average, whatever the interval: past the limit the scan would play every candidate to it.
-    if let Some(poisson_mtbf_s) = point.failures.exponential_stream_mtbf_s() {
+    // Where every failure renews the failure law, a phase of length x that can fail needs a
+    // lifetime longer than x: e^{Λ(x)} lifetimes on average, whatever the interval. A restart
+    // starts with a fresh lifetime, so its attempts are exactly that many; every checkpoint
+    // write ends inside one lifetime, so at least that many lifetimes pass before the first
+    // write completes. A job without a final checkpoint may skip every write (an interval as
+    // long as the work), but then needs a lifetime longer than the work: the bound on writes
+    // holds when the work is at least a write. Past the limit the scan would play every
+    // candidate to it.
+    if let Some(lifetime) = point.failures.renewed_lifetime() {
         let job = &point.job;
+        let needs_a_write = job.final_checkpoint == engine::FinalCheckpoint::Written || job.work_s >= job.checkpoint_s;
         let phases = [
-            ("restart", job.restart_s, job.restart_exposure),
-            ("checkpoint write", job.checkpoint_s, job.checkpoint_exposure),
+            ("restart", job.restart_s, job.restart_exposure == engine::Exposure::CanFail),
+            (
+                "checkpoint write",
+                job.checkpoint_s,
+                job.checkpoint_exposure == engine::Exposure::CanFail && needs_a_write,
+            ),
         ];
-        for (phase, length_s, exposure) in phases {
-            if exposure == engine::Exposure::CanFail && length_s / poisson_mtbf_s > (limit as f64).ln() {
-                return Err(Error::PhaseNeverCompletes {
-                    point: point.index,
-                    phase,
-                    length_s,
-                    mtbf_s: poisson_mtbf_s,
-                    limit,
-                });
+        for (phase, length_s, exposed) in phases {
+            let hazard = lifetime.cum_hazard(length_s);
+            if exposed && hazard > (limit as f64).ln() {
+                let law = if lifetime.is_exponential() {
+                    format!("Poisson failures at a job MTBF of {:.6e} s (hazard = length / MTBF)", lifetime.mean_s())
+                } else {
+                    format!(
+                        "job-level renewal, a {} lifetime of mean {:.6e} s after each failure",
+                        lifetime.describe(),
+                        lifetime.mean_s()
+                    )
+                };
+                return Err(Error::PhaseNeverCompletes { point: point.index, phase, length_s, hazard, law, limit });
             }
         }
     }

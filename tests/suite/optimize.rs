@@ -382,7 +382,12 @@ fn end_job_jobs_are_refused() {
 fn a_phase_that_never_completes_is_refused_before_the_search() {
     let sc = load("scenarios/young-daly.toml", &["failures.mtbf=0.01 s"]);
     let err = optimize(&sc.points[0], 10, 1).expect_err("no restart completes").to_string();
-    for part in ["a restart of 6.000000e2 s", "e^60000.0 attempts", "accepted is restart / MTBF ≤ ln 100000000"] {
+    for part in [
+        "a restart of 6.000000e2 s",
+        "e^60000.0 attempts",
+        "job MTBF of 1.000000e-2 s",
+        "accepted is a restart whose cumulative hazard −ln P(no failure) is ≤ ln 100000000",
+    ] {
         assert!(err.contains(part), "{part:?} missing: {err}");
     }
     let sc = load("scenarios/young-daly.toml", &["failures.mtbf=0.01 s", "job.failures_during_restart=false"]);
@@ -392,6 +397,38 @@ fn a_phase_that_never_completes_is_refused_before_the_search() {
     let sc = load("scenarios/young-daly.toml", &["failures.mtbf=33 s", "job.checkpoint=1 s", "job.restart=600 s"]);
     let limit = ckptsim::engine::Limits::default().max_failures as f64;
     assert!(600.0 / 33.0 < limit.ln());
+    if let Err(e) = optimize(&sc.points[0], 2, 1) {
+        assert!(!e.to_string().contains("completes without a failure"), "{e}");
+    }
+}
+
+/// The same refusal where every failure renews a non-exponential law (job-level renewal): a
+/// restart starts a fresh lifetime and completes with probability S(R) = e^{−Λ(R)}. Weibull
+/// k = 0.5 at a mean of 0.01 s gives Λ(600 s) = (600 / (0.01/Γ(3)))^0.5 = 346.4 (this scanned
+/// for minutes). A job without a final checkpoint whose work is shorter than a write may run
+/// without writes, so its write is not refused.
+#[test]
+fn a_phase_that_never_completes_under_job_level_renewal() {
+    let weibull = ["failures.shape=0.5", "failures.mtbf=0.01 s"];
+    let sc = load("scenarios/weibull-job.toml", &weibull);
+    let err = optimize(&sc.points[0], 10, 1).expect_err("no restart completes").to_string();
+    for part in ["a restart of 6.000000e2 s", "e^346.4 attempts", "weibull(shape 0.5) lifetime of mean 1.000000e-2 s"] {
+        assert!(err.contains(part), "{part:?} missing: {err}");
+    }
+    let sc = load("scenarios/weibull-job.toml", &[&weibull[..], &["job.failures_during_restart=false"]].concat());
+    let err = optimize(&sc.points[0], 10, 1).expect_err("no write completes").to_string();
+    // Λ(120 s) = (120 / 0.005)^0.5 = 154.9.
+    assert!(err.contains("a checkpoint write of 1.200000e2 s") && err.contains("e^154.9 attempts"), "{err}");
+    // Poisson failures, no final checkpoint, 1 s of work against a 10 min write: one
+    // attempt in e^{0.1} needs no write at all, so this check does not refuse it.
+    let short = [
+        "failures.mtbf=10 s",
+        "job.work=1 s",
+        "job.checkpoint=10 min",
+        "job.failures_during_restart=false",
+        "job.final_checkpoint=false",
+    ];
+    let sc = load("scenarios/young-daly.toml", &short);
     if let Err(e) = optimize(&sc.points[0], 2, 1) {
         assert!(!e.to_string().contains("completes without a failure"), "{e}");
     }
