@@ -26,6 +26,11 @@ done < results/optimize.txt
 if [ -f ../shared/data/frontier/jobs2024.csv ]; then
   "$bin" efficiency scenarios/frontier-2024.toml --out results --plot --format markdown > results/frontier-2024.md
 fi
+# The LANL log's per-system statistics, where the shared data folder is beside the checkout.
+lanl=../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz
+if [ -f "$lanl" ]; then
+  "$bin" trace stats "$lanl" --out results > /dev/null
+fi
 if command -v rsvg-convert >/dev/null; then
   rsvg-convert -w 800 results/young-daly-overhead.svg -o results/young-daly-overhead.png
   rsvg-convert -w 800 results/optimize/weibull-k05-optimize.svg -o results/weibull-k05-optimize.png

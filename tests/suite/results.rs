@@ -74,6 +74,26 @@ fn committed_efficiency_results_are_current() {
     }
 }
 
+/// The LANL log's per-system statistics (`trace stats`), where the shared data folder is beside
+/// the checkout.
+#[test]
+fn committed_trace_stats_are_current() {
+    let log = root("../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz");
+    if !log.exists() {
+        eprintln!("skipped results/LA-UR-…-stats.csv: no ../shared/data/lanl/ (the README says where to get it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let o = ckptsim(&["trace", "stats", log.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = "LA-UR-05-7318-failure-data-1996-2005-stats.csv";
+    assert_eq!(
+        fs::read(tmp.path().join(file)).unwrap(),
+        fs::read(root(&format!("results/{file}"))).unwrap(),
+        "results/{file} is stale: run bash results/regenerate.sh"
+    );
+}
+
 #[test]
 fn committed_optimizer_results_are_current() {
     // The cheapest of the optimizer runs; the others take longer and follow the same code.
