@@ -457,7 +457,13 @@ pub fn from_schedule(path: &Path, sets: &[String]) -> Result<EfficiencyScenario>
         return Err(Error::Usage(format!(
             "{}: {} (resolved: {}); give a schedule CSV or an efficiency scenario (.toml)",
             path.display(),
-            if path.is_dir() { "a folder, not a schedule file" } else { "no such schedule file" },
+            if path.is_dir() {
+                "a folder, not a schedule file"
+            } else if path.exists() {
+                "not a regular file (a device or a pipe), not a schedule file"
+            } else {
+                "no such schedule file"
+            },
             absolute(path).display()
         )));
     }
@@ -546,7 +552,13 @@ fn build(
                 "schedule.file",
                 format!(
                     "{}: {} ({rule})",
-                    if resolved.is_dir() { "a folder, not a file" } else { "no such file" },
+                    if resolved.is_dir() {
+                        "a folder, not a file"
+                    } else if resolved.exists() {
+                        "not a regular file (a device or a pipe)"
+                    } else {
+                        "no such file"
+                    },
                     absolute(&resolved).display()
                 ),
             ),

@@ -122,7 +122,18 @@ fn bad_field(path: &Path, point: usize, e: FieldError) -> Error {
 
 /// Reads a partial file, checking its format, version and scenario.
 pub fn read(path: &Path) -> Result<Partial> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
+        .map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        bad(
+            path,
+            format!(
+                "not a partial summary: byte {} is not UTF-8 text (accepted is the JSON that `run --shard` or an \
+                 interrupted run wrote)",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })?;
     let v: Value =
         serde_json::from_str(&text).map_err(|e| bad(path, format!("not a partial summary (malformed JSON: {e})")))?;
     if v.get("format").and_then(Value::as_str) != Some(FORMAT) {

@@ -618,7 +618,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         key: None,
         message,
     };
-    let bytes = std::fs::read(path).map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?;
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
+        .map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let good = e.utf8_error().valid_up_to();

@@ -123,7 +123,8 @@ fn column_of(name: &str) -> Option<Column> {
 /// requested duration, a non-zero duration below [`MIN_DURATION_S`], a duration whose usage
 /// N·T overflows, an unknown, repeated or missing required column, and an empty schedule.
 pub fn read_schedule(path: &Path) -> Result<Schedule, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
+        .map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     parse_schedule(&bytes, path)
 }
 

@@ -193,7 +193,8 @@ fn file_error(path: &Path, line: Option<usize>, message: impl Into<String>) -> E
 /// unreadable file, a broken xz stream, an empty file, an unknown header, a malformed line
 /// (with [`Malformed::Fatal`]), or no valid record at all.
 pub fn read_log(path: &Path, malformed: Malformed) -> Result<Log, Error> {
-    let bytes = std::fs::read(path).map_err(|e| file_error(path, None, format!("cannot read the failure log: {e}")))?;
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
+        .map_err(|e| file_error(path, None, format!("cannot read the failure log: {e}")))?;
     parse_log(&bytes, path, malformed)
 }
 
@@ -203,10 +204,8 @@ pub fn parse_log(bytes: &[u8], path: &Path, malformed: Malformed) -> Result<Log,
     let decompressed;
     let mut text = bytes;
     if text.starts_with(&XZ_MAGIC) {
-        let mut out = Vec::with_capacity(text.len() * 12);
-        lzma_rs::xz_decompress(&mut &text[..], &mut out)
-            .map_err(|e| file_error(path, None, format!("starts like xz but cannot be decompressed: {e}")))?;
-        decompressed = out;
+        decompressed = crate::input::xz_decompress_bounded(text, crate::input::MAX_INPUT_BYTES)
+            .map_err(|e| file_error(path, None, e))?;
         text = &decompressed;
     }
     if text.starts_with(&[0x1f, 0x8b]) {

@@ -1122,3 +1122,124 @@ fn a_law_without_its_parameter_blames_the_law() {
     rejects(&law_line("gamma"), &[], &["bad.toml:11:7: key `failures.law`: gamma needs a shape"]);
     rejects(&law_line("empirical"), &[], &["key `failures.law`: empirical needs failures.times"]);
 }
+
+/// Found by fuzzing the binary: a device given as an input file (`/dev/zero` as the scenario,
+/// a partial summary, a failure log, or `failures.trace.file`) was read until the memory was
+/// gone and the system killed the process (exit 137). Input files are now read up to 1 GiB
+/// (`input::MAX_INPUT_BYTES`), then refused; `efficiency` called a device "no such file".
+#[cfg(unix)]
+#[test]
+fn a_device_given_as_an_input_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("replay.toml");
+    fs::write(&scenario, GOOD.replace("law = \"exponential\"\nmtbf = \"3.1 h\"\n", "trace.file = \"log.csv\"\n"))
+        .unwrap();
+    let scenario = scenario.to_str().unwrap();
+    let too_large = "it holds more than 1 GiB: accepted is a file of at most 1 GiB";
+    for (args, expected) in [
+        (vec!["run", "/dev/zero"], "/dev/zero: cannot read the scenario file: "),
+        (vec!["merge", "/dev/zero"], "/dev/zero: cannot read the partial summary: "),
+        (vec!["trace", "stats", "/dev/zero"], "/dev/zero: cannot read the failure log: "),
+        (
+            vec!["run", scenario, "--set", "failures.trace.file=/dev/zero"],
+            "--set failures.trace.file=/dev/zero: key `failures.trace.file`: /dev/zero: cannot read the failure log: ",
+        ),
+    ] {
+        let (code, stderr, left) = outcome(&args, true);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("{expected}{too_large}")), "{args:?}: {stderr}");
+        assert!(left.is_empty(), "{args:?}: {left:?}");
+    }
+    let (code, stderr, _) = outcome(&["efficiency", "/dev/zero"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero: not a regular file (a device or a pipe), not a schedule file"), "{stderr}");
+    let (code, stderr, _) =
+        outcome(&["efficiency", "scenarios/small-schedule.toml", "--set", "schedule.file=/dev/zero"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("key `schedule.file`: not a regular file (a device or a pipe): /dev/zero"), "{stderr}");
+}
+
+/// CRC-32 (IEEE), as xz uses it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 == 1 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// An xz file of one block holding `text` as one uncompressed LZMA2 chunk (no check), whose
+/// index says the block decompresses to `declared` bytes.
+fn xz_of(text: &[u8], declared: u64) -> Vec<u8> {
+    let varint = |mut n: u64, out: &mut Vec<u8>| {
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    };
+    let pad4 = |v: &mut Vec<u8>| v.resize(v.len().next_multiple_of(4), 0);
+    let mut xz = vec![0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00, 0x00];
+    xz.extend(crc32(&[0, 0]).to_le_bytes());
+    // Block header: size 12 bytes, one filter (LZMA2, dictionary 4 KiB), padding, CRC-32.
+    let mut header = vec![2, 0x00, 0x21, 0x01, 0x00];
+    pad4(&mut header);
+    header.extend(crc32(&header).to_le_bytes());
+    let mut block = header;
+    block.push(0x01); // an uncompressed chunk that resets the dictionary
+    block.extend(((text.len() - 1) as u16).to_be_bytes());
+    block.extend(text);
+    block.push(0x00); // end of the LZMA2 data
+    let unpadded = block.len() as u64;
+    pad4(&mut block);
+    xz.extend(block);
+    let mut index = vec![0x00];
+    varint(1, &mut index);
+    varint(unpadded, &mut index);
+    varint(declared, &mut index);
+    pad4(&mut index);
+    index.extend(crc32(&index).to_le_bytes());
+    let mut footer = ((index.len() / 4 - 1) as u32).to_le_bytes().to_vec();
+    footer.extend([0, 0]);
+    xz.extend(index);
+    xz.extend(crc32(&footer).to_le_bytes());
+    xz.extend(footer);
+    xz.extend(b"YZ");
+    xz
+}
+
+/// Found by fuzzing the binary: an xz failure log was decompressed whole into memory whatever
+/// its size (1.1 GiB of zeros, 168 KB of xz, took 30 s and 2 GiB; a few MB of xz exhaust
+/// the memory). Its index, the table of its blocks at its end, is now read first: a log that
+/// it says decompresses to more than 1 GiB, or whose index cannot be read (a truncated
+/// file), is refused before anything is decompressed.
+#[test]
+fn xz_bombs_are_refused_from_their_index() {
+    use ckptsim::input;
+    let text = b"time_s,node\n0,0\n3600,1\n";
+    let good = xz_of(text, text.len() as u64);
+    assert_eq!(input::xz_declared_size(&good), Some(text.len() as u64));
+    assert_eq!(input::xz_decompress_bounded(&good, 1000).unwrap(), text);
+    let e = input::xz_decompress_bounded(&good, 10).unwrap_err();
+    assert!(e.contains("decompresses to 23 bytes (its xz index says), more than 10 bytes"), "{e}");
+    let e = input::xz_decompress_bounded(&good[..good.len() - 3], 1000).unwrap_err();
+    assert!(e.contains("starts like xz but its index (the table of its blocks, at its end) cannot be read"), "{e}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("bomb.csv.xz");
+    fs::write(&log, xz_of(text, 5 << 30)).unwrap();
+    let (code, stderr, left) = outcome(&["trace", "stats", log.to_str().unwrap()], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bomb.csv.xz: decompresses to 5368709120 bytes (its xz index says), more than 1 GiB"),
+        "{stderr}"
+    );
+    assert!(left.is_empty(), "{left:?}");
+    let good_log = tmp.path().join("good.csv.xz");
+    fs::write(&good_log, &good).unwrap();
+    let (code, stderr, _) = outcome(&["trace", "stats", good_log.to_str().unwrap()], true);
+    assert_eq!(code, Some(0), "{stderr}");
+}
