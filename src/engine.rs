@@ -104,6 +104,20 @@ pub enum EngineError {
         /// Wall-clock time reached when the engine stopped (s).
         wall_s: f64,
     },
+    /// The job ignored more failures than [`Limits::max_ignored`] in one replication: its
+    /// downtime or a phase that cannot fail is long against the MTBF, and the replication
+    /// practically never ends.
+    #[error(
+        "the job passed over more than {limit} failures in one replication during its downtime or phases that \
+         cannot fail (wall time so far {wall_s:.6e} s): it practically never finishes; shorten the interval, the \
+         costs or the work"
+    )]
+    TooManyIgnoredFailures {
+        /// The limit that was hit.
+        limit: u64,
+        /// Wall-clock time reached when the engine stopped (s).
+        wall_s: f64,
+    },
     /// The replication's wall time, or its overhead over the work, is too large to summarise:
     /// the summaries add its square, which overflows.
     #[error(
@@ -124,11 +138,17 @@ pub enum EngineError {
 pub struct Limits {
     /// The most failures that may strike the job in one replication.
     pub max_failures: u64,
+    /// The most failures the job may ignore in one replication (during downtime, and during
+    /// restarts or writes that cannot fail): a 10 min restart that cannot fail at a 10 ms
+    /// MTBF passes over 60,000 of them, so without this bound a replication that the struck
+    /// failures would stop after 10⁸ could run for 6·10¹² draws. Ignoring 10⁸ failures takes
+    /// about as long as being struck by 10⁸.
+    pub max_ignored: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_failures: 100_000_000 }
+        Limits { max_failures: 100_000_000, max_ignored: 100_000_000 }
     }
 }
 
@@ -156,11 +176,18 @@ impl<'a, S: FailureStream> Clock<'a, S> {
 
     /// Passes over every failure before `until_s`: the job cannot fail until then.
     #[inline(always)]
-    fn ignore_until(&mut self, until_s: f64) {
+    fn ignore_until(&mut self, until_s: f64) -> Result<(), EngineError> {
         while self.next_s < until_s {
             self.rec.ignored_failures += 1;
+            if self.rec.ignored_failures > self.limits.max_ignored {
+                return Err(EngineError::TooManyIgnoredFailures {
+                    limit: self.limits.max_ignored,
+                    wall_s: self.next_s,
+                });
+            }
             self.advance();
         }
+        Ok(())
     }
 
     /// The pending failure strikes the job now; returns its time.
@@ -190,7 +217,7 @@ impl<'a, S: FailureStream> Clock<'a, S> {
         let mut t = failed_at_s;
         loop {
             let restart_at_s = t + job.downtime_s;
-            self.ignore_until(restart_at_s);
+            self.ignore_until(restart_at_s)?;
             let done_s = restart_at_s + job.restart_s;
             match job.restart_exposure {
                 Exposure::CanFail if self.next_s < done_s => {
@@ -198,7 +225,7 @@ impl<'a, S: FailureStream> Clock<'a, S> {
                     t = self.strike()?;
                 }
                 _ => {
-                    self.ignore_until(done_s);
+                    self.ignore_until(done_s)?;
                     self.rec.restarts += 1;
                     return Ok(done_s);
                 }
@@ -247,7 +274,7 @@ pub fn play<P: Policy, S: FailureStream>(
                     continue;
                 }
                 Exposure::CanFail => {}
-                Exposure::CannotFail => clock.ignore_until(write_end_s),
+                Exposure::CannotFail => clock.ignore_until(write_end_s)?,
             }
             t = write_end_s;
             clock.rec.checkpoints += 1;
@@ -284,8 +311,9 @@ pub fn play_periodic<S: FailureStream>(
     let write_can_fail = job.checkpoint_exposure == Exposure::CanFail;
     let restart_can_fail = job.restart_exposure == Exposure::CanFail;
     let (downtime_s, restart_s) = (job.downtime_s, job.restart_s);
-    let max_failures = limits.max_failures;
+    let (max_failures, max_ignored) = (limits.max_failures, limits.max_ignored);
     let too_many = |at_s: f64| EngineError::TooManyFailures { limit: max_failures, wall_s: at_s };
+    let too_many_ignored = |at_s: f64| EngineError::TooManyIgnoredFailures { limit: max_ignored, wall_s: at_s };
     // Chunk counts as i64: signed conversions to and from f64 are one instruction each on
     // x86-64, unsigned ones several (chunk counts never approach 2⁶³).
     let full_chunks = layout.full_chunks() as i64;
@@ -310,6 +338,9 @@ pub fn play_periodic<S: FailureStream>(
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
                 rec.ignored_failures += 1;
+                if rec.ignored_failures > max_ignored {
+                    return Err(too_many_ignored(f));
+                }
                 f = stream.next_failure().time_s;
                 continue;
             }
@@ -329,6 +360,9 @@ pub fn play_periodic<S: FailureStream>(
             if f >= compute_end_s {
                 if !write_can_fail {
                     rec.ignored_failures += 1;
+                    if rec.ignored_failures > max_ignored {
+                        return Err(too_many_ignored(f));
+                    }
                     f = stream.next_failure().time_s;
                     continue;
                 }
@@ -354,6 +388,9 @@ pub fn play_periodic<S: FailureStream>(
             }
             if f < restart_at_s || !restart_can_fail {
                 rec.ignored_failures += 1;
+                if rec.ignored_failures > max_ignored {
+                    return Err(too_many_ignored(f));
+                }
                 continue;
             }
             rec.failed_restarts += 1;
@@ -489,9 +526,39 @@ mod tests {
         let mut j = job();
         j.restart_s = 5.0;
         let failures: Vec<f64> = (1..1000).map(|i| i as f64 * 3.0).collect();
-        let limits = Limits { max_failures: 50 };
+        let limits = Limits { max_failures: 50, ..Limits::default() };
         let layout = ChunkLayout::new(j.work_s, 4.0);
         let err = play_periodic(&j, &layout, &mut ListStream::new(failures), limits).unwrap_err();
         assert!(matches!(err, EngineError::TooManyFailures { limit: 50, .. }));
+    }
+
+    /// Failures the job passes over count against their own limit, on both paths and in each
+    /// phase that ignores them: a restart or a write that cannot fail, and the downtime. (A
+    /// 10 min restart that cannot fail at a 10 ms MTBF ran a replication for hours.)
+    #[test]
+    fn too_many_ignored_failures_is_an_error() {
+        // A failure at 1 s strikes; then one every 0.01 s, all inside the phase that ignores
+        // them (the restart, the downtime, or the write of the first chunk).
+        let dense: Vec<f64> = std::iter::once(1.0).chain((1..10_000).map(|i| 1.0 + i as f64 * 0.01)).collect();
+        let limits = Limits { max_ignored: 50, ..Limits::default() };
+        let mut immune_restart = job();
+        (immune_restart.restart_s, immune_restart.restart_exposure) = (500.0, Exposure::CannotFail);
+        let mut downtime = job();
+        downtime.downtime_s = 500.0;
+        let mut immune_write = job();
+        (immune_write.checkpoint_s, immune_write.checkpoint_exposure) = (500.0, Exposure::CannotFail);
+        for (name, j, failures) in [
+            ("restart", &immune_restart, dense.clone()),
+            ("downtime", &downtime, dense.clone()),
+            // The chunk of 0.5 s ends before the first failure: the write ignores them all.
+            ("write", &immune_write, dense[1..].to_vec()),
+        ] {
+            let layout = ChunkLayout::new(j.work_s, if name == "write" { 0.5 } else { 4.0 });
+            let fast = play_periodic(j, &layout, &mut ListStream::new(failures.clone()), limits).unwrap_err();
+            let slow = play(j, &Periodic { layout }, &mut ListStream::new(failures), limits).unwrap_err();
+            for err in [fast, slow] {
+                assert!(matches!(err, EngineError::TooManyIgnoredFailures { limit: 50, .. }), "{name}: {err:?}");
+            }
+        }
     }
 }

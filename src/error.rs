@@ -90,10 +90,13 @@ pub enum Error {
         reachable: f64,
     },
     /// `optimize` found no interval at which the job finishes: at every candidate of its scan
-    /// some replication was struck by more than `max_failures` failures.
+    /// some replication was struck by more than `max_failures` failures, or passed over more
+    /// than [`crate::engine::Limits::max_ignored`].
     #[error(
         "point {point}: no interval from {from_s:.6e} s to {to_s:.6e} s lets the job finish: at each, some \
-         replication was struck by more than {max_failures} failures; shorten the costs or the work"
+         replication was struck by more than {max_failures} failures (or passed over more than {max_ignored} during \
+         downtime or phases that cannot fail); shorten the costs or the work",
+        max_ignored = crate::engine::Limits::default().max_ignored
     )]
     NoFeasibleInterval {
         /// The sweep point (0-based).
@@ -105,7 +108,7 @@ pub enum Error {
         /// The failures after which a replication counted as never finishing.
         max_failures: u64,
     },
-    /// `optimize` refused a job that expects more failures than a replication may take even
+    /// `run` or `optimize` refused a job that expects more failures than a replication may take even
     /// without any checkpoint, restart or lost work: no interval lets it finish.
     #[error(
         "point {point}: the job expects {expected_failures:.3e} failures (work {work_s:.6e} s at a job MTBF of \
@@ -124,7 +127,7 @@ pub enum Error {
         /// The most failures a replication may take (the engine's limit).
         limit: u64,
     },
-    /// `optimize` refused a job one of whose fixed phases that can fail (a restart, or a
+    /// `run` or `optimize` refused a job one of whose fixed phases that can fail (a restart, or a
     /// checkpoint write) needs more attempts on average than a replication may take failures.
     /// Where every failure renews the failure law (Poisson failures, or job-level renewal), a
     /// phase of length x that must fit in one lifetime completes with probability

@@ -21,6 +21,7 @@ use crate::engine::{self, Limits};
 use crate::error::{Error, Result};
 use crate::failure::tape::Tape;
 use crate::policy::ChunkLayout;
+use crate::runner;
 use crate::scenario::{Point, Scenario};
 use crate::stats::Moments;
 
@@ -299,6 +300,7 @@ impl<'a> Evaluator<'a> {
         let max_failures = (INFEASIBLE_OVERHEAD * (expected + 1.0)).min(Limits::default().max_failures as f64);
         let limits = Limits {
             max_failures: if max_failures.is_finite() { max_failures as u64 } else { Limits::default().max_failures },
+            ..Limits::default()
         };
         Evaluator { point, seed, first, tapes, done: 0, planned, progress, limits }
     }
@@ -309,7 +311,9 @@ impl<'a> Evaluator<'a> {
         let (job, work_s) = (&self.point.job, self.point.job.work_s);
         match engine::play_periodic(job, layout, &mut tape.replay(), self.limits) {
             Ok(r) => Ok(Some(r.wall_s / work_s - 1.0)),
-            Err(engine::EngineError::TooManyFailures { .. }) => Ok(None),
+            Err(engine::EngineError::TooManyFailures { .. } | engine::EngineError::TooManyIgnoredFailures { .. }) => {
+                Ok(None)
+            }
             Err(source) => Err(Error::Engine { point: self.point.index, source }),
         }
     }
@@ -442,56 +446,8 @@ fn optimize_keeping(
             point.index
         )));
     }
+    runner::refuse_hopeless(point)?;
     let mtbf_s = point.failures.mtbf_s();
-    // A job that expects more failures in its bare work time than a replication may take
-    // cannot finish at any interval: refused at once (the scan took minutes to find it,
-    // playing each candidate to the engine's limit).
-    let limit = Limits::default().max_failures;
-    let expected_failures = point.job.work_s / mtbf_s;
-    if expected_failures > limit as f64 {
-        return Err(Error::HopelessJob {
-            point: point.index,
-            expected_failures,
-            work_s: point.job.work_s,
-            mtbf_s,
-            limit,
-        });
-    }
-    // Where every failure renews the failure law, a phase of length x that can fail needs a
-    // lifetime longer than x: e^{Λ(x)} lifetimes on average, whatever the interval. A restart
-    // starts with a fresh lifetime, so its attempts are exactly that many; every checkpoint
-    // write ends inside one lifetime, so at least that many lifetimes pass before the first
-    // write completes. A job without a final checkpoint may skip every write (an interval as
-    // long as the work), but then needs a lifetime longer than the work: the bound on writes
-    // holds when the work is at least a write. Past the limit the scan would play every
-    // candidate to it.
-    if let Some(lifetime) = point.failures.renewed_lifetime() {
-        let job = &point.job;
-        let needs_a_write = job.final_checkpoint == engine::FinalCheckpoint::Written || job.work_s >= job.checkpoint_s;
-        let phases = [
-            ("restart", job.restart_s, job.restart_exposure == engine::Exposure::CanFail),
-            (
-                "checkpoint write",
-                job.checkpoint_s,
-                job.checkpoint_exposure == engine::Exposure::CanFail && needs_a_write,
-            ),
-        ];
-        for (phase, length_s, exposed) in phases {
-            let hazard = lifetime.cum_hazard(length_s);
-            if exposed && hazard > (limit as f64).ln() {
-                let law = if lifetime.is_exponential() {
-                    format!("Poisson failures at a job MTBF of {:.6e} s (hazard = length / MTBF)", lifetime.mean_s())
-                } else {
-                    format!(
-                        "job-level renewal, a {} lifetime of mean {:.6e} s after each failure",
-                        lifetime.describe(),
-                        lifetime.mean_s()
-                    )
-                };
-                return Err(Error::PhaseNeverCompletes { point: point.index, phase, length_s, hazard, law, limit });
-            }
-        }
-    }
     let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
     let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
     let mut seen: Vec<Candidate> = vec![];

@@ -164,6 +164,68 @@ pub fn run_range(
     run_shard_range(scenario, seed, Shard::WHOLE, range, progress)
 }
 
+/// Refuses, before any replication, a point whose job cannot finish within the engine's
+/// failure limit ([`Limits::max_failures`]) at any interval, found from its parameters alone:
+/// its work / MTBF exceeds the limit ([`Error::HopelessJob`]), or, where every failure renews
+/// the failure law, a restart or checkpoint write that can fail needs more attempts than the
+/// limit ([`Error::PhaseNeverCompletes`]). Without it `run` played replications to the
+/// limit for seconds before failing, and `optimize` scanned for minutes. A job that ends at
+/// its first failure (`end-job`) never restarts and is not refused.
+pub fn refuse_hopeless(point: &Point) -> Result<()> {
+    if point.job.on_failure == engine::OnFailure::EndJob {
+        return Ok(());
+    }
+    let mtbf_s = point.failures.mtbf_s();
+    // A job that expects more failures in its bare work time than a replication may take
+    // cannot finish at any interval.
+    let limit = Limits::default().max_failures;
+    let expected_failures = point.job.work_s / mtbf_s;
+    if expected_failures > limit as f64 {
+        return Err(Error::HopelessJob {
+            point: point.index,
+            expected_failures,
+            work_s: point.job.work_s,
+            mtbf_s,
+            limit,
+        });
+    }
+    // Where every failure renews the failure law, a phase of length x that can fail needs a
+    // lifetime longer than x: e^{Λ(x)} lifetimes on average, whatever the interval. A restart
+    // starts with a fresh lifetime, so its attempts are exactly that many; every checkpoint
+    // write ends inside one lifetime, so at least that many lifetimes pass before the first
+    // write completes. A job without a final checkpoint may skip every write (an interval as
+    // long as the work), but then needs a lifetime longer than the work: the bound on writes
+    // holds when the work is at least a write.
+    if let Some(lifetime) = point.failures.renewed_lifetime() {
+        let job = &point.job;
+        let needs_a_write = job.final_checkpoint == engine::FinalCheckpoint::Written || job.work_s >= job.checkpoint_s;
+        let phases = [
+            ("restart", job.restart_s, job.restart_exposure == engine::Exposure::CanFail),
+            (
+                "checkpoint write",
+                job.checkpoint_s,
+                job.checkpoint_exposure == engine::Exposure::CanFail && needs_a_write,
+            ),
+        ];
+        for (phase, length_s, exposed) in phases {
+            let hazard = lifetime.cum_hazard(length_s);
+            if exposed && hazard > (limit as f64).ln() {
+                let law = if lifetime.is_exponential() {
+                    format!("Poisson failures at a job MTBF of {:.6e} s (hazard = length / MTBF)", lifetime.mean_s())
+                } else {
+                    format!(
+                        "job-level renewal, a {} lifetime of mean {:.6e} s after each failure",
+                        lifetime.describe(),
+                        lifetime.mean_s()
+                    )
+                };
+                return Err(Error::PhaseNeverCompletes { point: point.index, phase, length_s, hazard, law, limit });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs the shard's `local` replications (shard-local indices) of every point in parallel.
 /// Summaries merge exactly, so any split into shards and ranges sums to the same bits.
 pub fn run_shard_range(
@@ -174,6 +236,7 @@ pub fn run_shard_range(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Summary>> {
     let points = &scenario.points;
+    points.iter().try_for_each(refuse_hopeless)?;
     let shared = SharedStreams::of(points);
     let len = local.end.saturating_sub(local.start);
     let block = block_len(len);

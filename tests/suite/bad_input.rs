@@ -462,16 +462,45 @@ fn outcome(args: &[&str], out: bool) -> (Option<i32>, String, Vec<std::path::Pat
 
 #[test]
 fn engine_errors_are_said_once() {
-    // 2 min writes at M = 1 ms never complete: the engine gives up; its message used to print
+    // Compute chunks of 1 h at M = 10 ms never complete (writes and restarts cannot fail, so
+    // no check refuses it before it runs): the engine gives up; its message used to print
     // twice (the error's own text, then its source again).
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("good.toml");
     fs::write(&file, GOOD).unwrap();
-    let (code, stderr, left) =
-        outcome(&["run", file.to_str().unwrap(), "--reps", "2", "--set", "failures.mtbf=1 ms"], true);
+    let sets = [
+        "failures.mtbf=10 ms",
+        "policy.interval=1 h",
+        "job.failures_during_checkpoint=false",
+        "job.failures_during_restart=false",
+    ];
+    let mut args = vec!["run", file.to_str().unwrap(), "--reps", "2"];
+    sets.iter().for_each(|s| args.extend(["--set", s]));
+    let (code, stderr, left) = outcome(&args, true);
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(stderr.matches("practically never finishes").count(), 1, "{stderr}");
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// A run whose restarts (or writes) never complete is refused before its first replication,
+/// as `optimize` refuses it, naming the phase: it played every replication to the engine's
+/// limit of 10⁸ failures first (seconds per replication, minutes for a sweep).
+#[test]
+fn a_run_whose_restarts_never_complete_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, GOOD).unwrap();
+    let started = std::time::Instant::now();
+    let (code, stderr, left) =
+        outcome(&["run", file.to_str().unwrap(), "--reps", "1000", "--set", "failures.mtbf=10 ms"], true);
+    assert_eq!(code, Some(1), "{stderr}");
+    for part in ["a restart of 6.000000e2 s", "e^60000.0 attempts", "no interval lets the job finish"] {
+        assert!(stderr.contains(part), "{part:?} missing: {stderr}");
+    }
+    assert!(!stderr.contains("practically never finishes"), "the engine ran: {stderr}");
+    assert!(left.is_empty(), "{left:?}");
+    // 1000 replications to the limit would take minutes; the refusal takes no simulation.
+    assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
 }
 
 #[test]
