@@ -597,3 +597,67 @@ fn bad_schedules_are_rejected_with_line_and_column() {
     assert_eq!(err.exit_code(), 1);
     assert!(err.to_string().contains("/nonexistent/jobs.csv"));
 }
+
+/// Replications whose totals the delta-method check rebuilds one by one.
+const DELTA_CHECK_REPS: u64 = 12;
+/// Relative slack of the reported standard error and half-width against the delta method
+/// evaluated again on the rebuilt totals: the library sums exactly, the rebuild takes
+/// differences of running totals and loses a few digits.
+const REBUILT_RTOL: f64 = 1e-6;
+
+/// The pooled ratio's interval is the delta method on the replications' totals: with Xᵢ the
+/// loss and Uᵢ the usage of replication i, R = ΣX/ΣU, SE = √(Σ(Xᵢ − R·Uᵢ)²/((n − 1)·n))/Ū and
+/// half-width t_{n−1,0.975}·SE. Replication i's totals are rebuilt as the difference of runs
+/// of i + 1 and i replications (replication i draws the same failures in both).
+#[test]
+fn pooled_intervals_are_the_delta_method_on_each_replications_totals() {
+    let (m, types) = truncated_mix();
+    let (c, l) = (Cadence::Optimal, LastSegment::Full);
+    let run = |reps: u64| simulate_schedule(&m, &types, c, 1.0, l, reps, 31).unwrap();
+    let totals = |reps: u64| -> (f64, f64) {
+        if reps == 0 {
+            return (0.0, 0.0);
+        }
+        let s = run(reps);
+        let n = reps as f64;
+        (n * (s.sum_l_chk.mean + s.sum_l_f.mean + s.sum_l_r.mean), n * s.sum_u.mean)
+    };
+    let running: Vec<(f64, f64)> = (0..=DELTA_CHECK_REPS).map(totals).collect();
+    let (xs, us): (Vec<f64>, Vec<f64>) = running.windows(2).map(|w| (w[1].0 - w[0].0, w[1].1 - w[0].1)).unzip();
+    let n = DELTA_CHECK_REPS as f64;
+    let r = xs.iter().sum::<f64>() / us.iter().sum::<f64>();
+    let u_mean = us.iter().sum::<f64>() / n;
+    let var = xs.iter().zip(&us).map(|(x, u)| (x - r * u).powi(2)).sum::<f64>() / (n - 1.0);
+    let se = (var / n).sqrt() / u_mean;
+    let half_width = ckptsim::stats::t_975(DELTA_CHECK_REPS - 1) * se;
+    let e = run(DELTA_CHECK_REPS).pooled.e;
+    for (what, got, want) in [("e", e.value, 1.0 - r), ("SE", e.se, se), ("half-width", e.half_width, half_width)] {
+        assert!((got - want).abs() <= REBUILT_RTOL * want.abs(), "pooled {what}: reported {got:e}, rebuilt {want:e}");
+    }
+}
+
+/// Whole numbers of periods tried for jobs whose N·T/P the division rounds above them.
+const WHOLE_PERIODS: u64 = 1000;
+
+/// A job of exactly k periods whose usage N·T, divided by P, rounds to just above k has
+/// N_chk = k segments, not k + 1 with a last one of a rounding error.
+#[test]
+fn a_whole_number_of_periods_rounded_up_by_the_division_is_not_one_more_segment() {
+    let m = Machine::frontier();
+    let nodes = 2000;
+    let period = JobPlan::new(&m, nodes, 1.0, Cadence::Optimal, 1.0, LastSegment::Full).period_nh();
+    let mut rounded_up = 0;
+    for k in 1..=WHOLE_PERIODS {
+        let hours = k as f64 * period / nodes as f64;
+        // The quotient the plan forms: only those above k exercise the rounding.
+        if nodes as f64 * hours / period <= k as f64 {
+            continue;
+        }
+        rounded_up += 1;
+        for last in [LastSegment::Full, LastSegment::Truncated] {
+            let p = JobPlan::new(&m, nodes, hours, Cadence::Optimal, 1.0, last);
+            assert_eq!(p.segments, k, "{last:?}: {k} periods: {p:?}");
+        }
+    }
+    assert!(rounded_up > 0, "no whole number of periods up to {WHOLE_PERIODS} rounds up: the test tests nothing");
+}
