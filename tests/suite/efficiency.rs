@@ -711,3 +711,63 @@ fn absurd_schedule_durations_name_their_row() {
     );
     rejects_csv(&format!("{h}16,3600,2e100\n"), &["jobs.csv:2:", "key `Actual Duration`", "`2e100` s is too long"]);
 }
+
+/// Replications of the study whose expected failed-job counts are checked.
+const FAILED_JOBS_REPS: u64 = 400;
+
+/// What a study makes of its scenario: the runtime ratio is 1 for a schedule without actual
+/// durations, `schedule.runtime_ratio` can be swept, and each point's expected number of
+/// failed jobs weighs every job type by its count, as the simulation counts the jobs.
+#[test]
+fn default_and_swept_ratios_and_the_expected_failed_jobs() {
+    use ckptsim::efficiency::{self, RatioSource};
+    let tmp = tempfile::tempdir().unwrap();
+    // Requested times only: eight 64-node jobs of 10 h and one 512-node job of a day.
+    let csv = format!("nodes,requested_s\n{}512,86400\n", "64,36000\n".repeat(8));
+    fs::write(tmp.path().join("jobs.csv"), csv).unwrap();
+    let study = "[machine]\nfailure_rate = 1e-4\n[schedule]\nfile = \"jobs.csv\"\n";
+    let path = tmp.path().join("study.toml");
+    let plain = efficiency::parse(study, &path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let ratios = |sc: &efficiency::EfficiencyScenario| -> Vec<(f64, RatioSource)> {
+        sc.points.iter().map(|p| (p.runtime_ratio, p.runtime_ratio_source)).collect()
+    };
+    assert_eq!(ratios(&plain), [(1.0, RatioSource::Default)]);
+    // One replication has no interval: refused by the library as by the CLI.
+    let one = efficiency::run(&plain, 1, 3, &|_| {}).unwrap_err().to_string();
+    assert!(one.contains("≥ 2"), "{one}");
+    let swept = format!("{study}[sweep]\n\"schedule.runtime_ratio\" = [0.5, 2]\n");
+    let swept = efficiency::parse(&swept, &path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ratios(&swept), [(0.5, RatioSource::Given), (2.0, RatioSource::Given)]);
+    let result = efficiency::run(&swept, FAILED_JOBS_REPS, 3, &|_| {}).unwrap();
+    for (p, r) in swept.points.iter().zip(&result.points) {
+        let sim = &r.sim.failed_jobs;
+        assert!(
+            (sim.mean - r.failed_jobs_model).abs() <= SE_TOLERANCE * sim.se,
+            "ratio {}: {} ± {} (SE) failed jobs simulated, {} expected",
+            p.runtime_ratio,
+            sim.mean,
+            sim.se,
+            r.failed_jobs_model
+        );
+    }
+}
+
+/// Relative distance from the restart-exposure limit of the rates either side of it.
+const EDGE: f64 = 1e-3;
+
+/// The largest jobs' restarts set the highest failure rate accepted, R₀·u_r ≤
+/// MAX_RESTART_EXPOSURE: just below it a study loads, just above it is refused.
+#[test]
+fn the_failure_rate_is_refused_just_beyond_the_restart_exposure_limit() {
+    use ckptsim::efficiency::{self, MAX_RESTART_EXPOSURE};
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("jobs.csv"), GOOD_CSV).unwrap();
+    let path = tmp.path().join("bad.toml");
+    // GOOD's machine is Frontier's but for R₀; its largest jobs have 512 nodes.
+    let limit = MAX_RESTART_EXPOSURE / ckptsim::usage::Machine::frontier().u_r(512);
+    for (rate, accepted) in [(limit * (1.0 - EDGE), true), (limit * (1.0 + EDGE), false)] {
+        let text = with("failure_rate = 1e-4", &format!("failure_rate = {rate}"));
+        let got = efficiency::parse(&text, &path, &[]).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(got.is_ok(), accepted, "R₀ = {rate}, limit {limit}: {got:?}");
+    }
+}
