@@ -455,3 +455,47 @@ fn a_stop_lands_after_one_replication_per_thread() {
         });
     }
 }
+
+/// Merging refuses a shard of a run of another size or split, unfinished shards, and a
+/// partial file of a shard that cannot exist (index ≥ count, count 0), even where the files
+/// given cover every index of the first one's split.
+#[test]
+fn merge_refuses_other_sizes_splits_unfinished_and_impossible_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Runs of 3 replications: shard 0 of 2 holds two of them, shard 1 one.
+    let two = shards_of(&tmp.path().join("two"), 3, 2);
+    let refuse = |files: &[String], expect: &str| {
+        let out = tmp.path().join("m");
+        let o = merge(files, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{expect}: {err}");
+        assert!(err.contains(expect), "expected {expect:?} in {err}");
+        assert!(!out.join("young-daly.csv").exists(), "{expect}: merged output written");
+    };
+    // Shard 1 of 2 of a run of 5 is complete with its two replications, but of another run.
+    let five = shards_of(&tmp.path().join("five"), 5, 2);
+    refuse(&[two[0].clone(), five[1].clone()], "replications 5 differs from 3");
+    // Shards 1 and 2 of 3 complete the indices of a split in 2, but split the run otherwise.
+    let three = shards_of(&tmp.path().join("three"), 3, 3);
+    refuse(&[two[0].clone(), three[1].clone(), three[2].clone()], "shard count 3 differs from 2");
+    // Claimed runs of 5: both shards hold fewer replications than theirs.
+    let unfinished = edited(&two, &tmp.path().join("unfinished"), &|d| d["replications"] = 5.into());
+    refuse(&unfinished, "unfinished");
+    // Shard 2 of 2 does not exist (its one replication would be index 2 of 3).
+    let beyond = edited(&two[1..], &tmp.path().join("beyond"), &|d| d["shard"]["index"] = 2.into());
+    refuse(&[two[0].clone(), two[1].clone(), beyond[0].clone()], "inconsistent shard");
+    let none = edited(&two[..1], &tmp.path().join("none"), &|d| d["shard"]["count"] = 0.into());
+    refuse(&[none[0].clone(), two[1].clone()], "shard.count: accepted is an integer ≥ 1");
+}
+
+/// The scenario hash, a run's identity in partial files, tells apart every scenario text and
+/// every list of `--set` arguments, however they split into pieces.
+#[test]
+fn the_scenario_hash_separates_the_text_and_each_set() {
+    use ckptsim::partial::scenario_hash;
+    let hash = |text: &str, sets: &[&str]| scenario_hash(text, &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(hash("x", &["a", "b"]), hash("x", &["a", "b"]));
+    assert_ne!(hash("x", &["a", "b"]), hash("x", &["ab"]));
+    assert_ne!(hash("x", &["a"]), hash("xa", &[]));
+    assert_ne!(hash("x", &[""]), hash("x", &[]));
+}
