@@ -652,4 +652,13 @@ mod tests {
         assert!(left > 0 && left < reps as usize, "{left} of {reps} tapes kept");
         assert!(partly.tapes.iter().flatten().all(|t| t.reserved() <= 20), "a share bounds each tape");
     }
+
+    /// An interval moves to the equal chunking W/k whose chunk count k is W/T rounded.
+    #[test]
+    fn an_interval_moves_to_the_equal_chunking_of_the_nearest_count() {
+        // 100 s of work: 30 s is 3.33 chunks (3), 28 s is 3.57 (4); longer than the work, 1.
+        assert_eq!(equal_chunking_s(100.0, 30.0), 100.0 / 3.0);
+        assert_eq!(equal_chunking_s(100.0, 28.0), 25.0);
+        assert_eq!(equal_chunking_s(100.0, 500.0), 100.0);
+    }
 }

@@ -11,6 +11,9 @@ use ckptsim::scenario::Point;
 const MAX_RELATIVE_WIDTH: f64 = 0.10;
 /// Common random numbers must make paired differences less variable than independent runs.
 const MIN_VARIANCE_REDUCTION: f64 = 1.0;
+/// Relative slack of the variance reduction against its bounds from the half-widths: a few
+/// roundings of the same sums.
+const BOUND_RTOL: f64 = 1e-9;
 /// Student's t quantile for a 95% interval at 10,000 replications (to 4 digits): turns a
 /// half-width back into a standard error.
 const T_95: f64 = 1.9602;
@@ -73,6 +76,18 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
         assert!(
             f.variance_reduction > MIN_VARIANCE_REDUCTION,
             "{}: variance reduction {}",
+            f.name,
+            f.variance_reduction
+        );
+        // The half-widths of the best's overhead and of the regret (the same replications, the
+        // same t) give ρ = SD(H(T_best))/SD(H(T) − H(T_best)); SD(H(T)) then lies within
+        // ρ·SD_diff ± SD_diff, so the reduction (Var H(T) + Var H(T_best))/Var(H(T) − H(T_best))
+        // is within [(ρ − 1)² + ρ², (ρ + 1)² + ρ²].
+        let rho = o.best_overhead_half_width / (f.regret_ci_high - f.regret);
+        let (low, high) = ((rho - 1.0).powi(2) + rho * rho, (rho + 1.0).powi(2) + rho * rho);
+        assert!(
+            low * (1.0 - BOUND_RTOL) <= f.variance_reduction && f.variance_reduction <= high * (1.0 + BOUND_RTOL),
+            "{}: variance reduction {} outside [{low}, {high}] (ρ = {rho})",
             f.name,
             f.variance_reduction
         );
