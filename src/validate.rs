@@ -160,3 +160,16 @@ pub fn table(results: &[CaseResult]) -> String {
     out.push_str(&format!("\n{} passed, {} failed\n", results.len() - failed, failed));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_budget_is_a_hundred_times_the_quick_one() {
+        for quick in [1, 2000, 4000] {
+            assert_eq!(Budget::Quick.replications(quick), quick);
+            assert_eq!(Budget::Full.replications(quick), 100 * quick);
+        }
+    }
+}
