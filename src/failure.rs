@@ -818,4 +818,23 @@ mod tests {
         let mut stream = replay(10.0).stream(Pcg64Mcg::seed_from_u64(1));
         assert!((0..6).all(|_| stream.next_failure().time_s.is_finite()));
     }
+
+    /// A replayed log's MTBF is its period over the failures the job expects in it: its own
+    /// nodes' when packed, n/N of all of them when the job's nodes are drawn at random.
+    #[test]
+    fn a_replays_mtbf_counts_the_failures_its_nodes_see() {
+        let replay = |placement: Placement| TraceReplay {
+            file: "log.csv".into(),
+            system: "s".into(),
+            system_nodes: 8,
+            job_nodes: 2,
+            placement,
+            end: trace::TraceEnd::Wrap,
+            events: std::sync::Arc::new(vec![(1.0, 0), (2.0, 5), (3.0, 1), (4.0, 7)]),
+            period_s: 100.0,
+        };
+        // Nodes 0 and 1 fail twice in 100 s; 2 random nodes of 8 see a quarter of 4 failures.
+        assert_eq!(replay(Placement::Packed).mtbf_s(), 50.0);
+        assert_eq!(replay(Placement::Random).mtbf_s(), 100.0);
+    }
 }

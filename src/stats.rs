@@ -844,4 +844,11 @@ mod tests {
             assert_eq!(checked, whole, "{parts} parts, checked");
         }
     }
+
+    #[test]
+    fn limbs_beyond_the_accumulator_are_refused() {
+        // One limb too many, even of zeros, is not a sum ckptsim wrote: refused, not a panic.
+        assert_eq!(ExactSum::from_limbs(&[0; LIMBS + 1]), None);
+        assert_eq!(ExactSum::from_limbs(&[0; LIMBS]), Some(ExactSum::default()));
+    }
 }

@@ -776,4 +776,17 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn empirical_inverse_cum_hazard_is_the_first_lifetime_down_to_the_survival() {
+        // Distinct lifetimes, so that an off-by-one picks another value (among repeated ones
+        // it may pick an equal one). S falls 1 → 3/4 → 1/2 → 1/4 → 0 at 1, 2, 3, 4, and
+        // Λ⁻¹(−ln s) is the smallest x with S(x) ≤ s.
+        let law = Law::empirical(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        for (s, x) in [(0.9, 1.0), (0.6, 2.0), (0.3, 3.0), (0.1, 4.0)] {
+            assert_eq!(law.inv_cum_hazard(-f64::ln(s)), x, "S = {s}");
+            assert!(law.survival(x) <= s && law.survival(x - 1.0) > s, "S = {s}");
+        }
+        assert_eq!(law.inv_cum_hazard(0.0), 0.0);
+    }
 }
