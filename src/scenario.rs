@@ -126,12 +126,6 @@ impl std::fmt::Debug for DurationS {
     }
 }
 
-impl PartialEq for DurationS {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
 impl<'de> Deserialize<'de> for DurationS {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V;
