@@ -14,7 +14,7 @@ use crate::engine::{Exposure, OnFailure};
 use crate::error::{Error, Result};
 use crate::failure::{FailureModel, Start};
 use crate::runner::RunResult;
-use crate::scenario::{Point, Scenario};
+use crate::scenario::{Point, Scenario, SweepAxis};
 use crate::stats::Summary;
 
 /// The name of the closed form behind `model_overhead` for exponential points: the exact
@@ -191,7 +191,7 @@ impl<'a> Report<'a> {
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(vec![]);
         for (i, p, s) in self.rows() {
-            let cols = self.columns(i, p, s);
+            let cols = self.columns(i, p, s, SweptAs::Written);
             if i == 0 {
                 w.write_record(cols.keys()).expect("writing to memory");
             }
@@ -202,7 +202,8 @@ impl<'a> Report<'a> {
 
     /// The JSON: `scenario`, `version`, `seed`, `replications`, `points`.
     pub fn json(&self) -> String {
-        let points: Vec<Value> = self.rows().map(|(i, p, s)| Value::Object(self.columns(i, p, s))).collect();
+        let points: Vec<Value> =
+            self.rows().map(|(i, p, s)| Value::Object(self.columns(i, p, s, SweptAs::Typed))).collect();
         let doc = json!({
             "scenario": self.scenario.name,
             "description": self.scenario.description,
@@ -217,14 +218,15 @@ impl<'a> Report<'a> {
     }
 
     /// The output columns of one point, in contract order, as JSON values (numbers, strings or
-    /// null). The CSV writes the same columns in the same order.
-    fn columns(&self, i: usize, point: &Point, s: &Summary) -> Map<String, Value> {
+    /// null), the swept values as `swept` says. The CSV writes the same columns in the same
+    /// order.
+    fn columns(&self, i: usize, point: &Point, s: &Summary, swept: SweptAs) -> Map<String, Value> {
         let scenario = self.scenario;
         let o = s.overhead.estimate();
         let mut m = Map::new();
         m.insert("point".into(), json!(point.index));
         for (axis, label) in scenario.axes.iter().zip(&point.labels) {
-            m.insert(axis.key.clone(), json!(label));
+            m.insert(axis.key.clone(), swept.value(axis, label));
         }
         let j = &point.job;
         m.insert("interval_s".into(), finite_or_null(point.interval_s));
@@ -347,6 +349,24 @@ fn z_footer(n: u64) -> String {
 
 fn finite_or_null(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// How a point's swept values go into its output fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SweptAs {
+    /// As written in the scenario (`1.0` stays `1.0`): the CSV, the tables.
+    Written,
+    /// With their TOML types ([`SweepAxis::json_value`]): the JSON.
+    Typed,
+}
+
+impl SweptAs {
+    pub(crate) fn value(self, axis: &SweepAxis, label: &str) -> Value {
+        match self {
+            SweptAs::Written => Value::String(label.to_string()),
+            SweptAs::Typed => axis.json_value(label),
+        }
+    }
 }
 
 fn csv_cell(v: &Value) -> String {
@@ -517,7 +537,8 @@ pub fn optimum_json(scenario: &Scenario, seed: u64, o: &crate::optimize::Optimum
 
 /// The results of several searches (a sweep over keys other than `policy.*`) as one JSON
 /// document: the head of [`optimum_json`], `axes` (the swept keys searched over) and `cases`,
-/// each with `case`, `labels` (key → value as written) and the fields of [`optimum_json`].
+/// each with `case`, `labels` (key → value as written, a TOML number or boolean as a JSON one)
+/// and the fields of [`optimum_json`].
 pub fn optimum_cases_json(
     scenario: &Scenario,
     seed: u64,
@@ -533,7 +554,15 @@ pub fn optimum_cases_json(
         .map(|(case, o)| {
             let mut m = Map::new();
             m.insert("case".into(), json!(case.index));
-            let labels: Map<String, Value> = case.labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let labels: Map<String, Value> = case
+                .labels
+                .iter()
+                .map(|(k, v)| {
+                    let typed =
+                        scenario.axes.iter().find(|a| &a.key == k).map_or_else(|| json!(v), |a| a.json_value(v));
+                    (k.clone(), typed)
+                })
+                .collect();
             m.insert("labels".into(), Value::Object(labels));
             m.extend(optimum_fields(case.point, o));
             Value::Object(m)

@@ -518,6 +518,31 @@ pub struct SweepAxis {
     pub key: String,
     /// The values, displayed as written (strings without quotes).
     pub values: Vec<String>,
+    /// The same values with their TOML types, for JSON: a number stays a number (`0.25`,
+    /// `4`), a boolean a boolean, a string (a duration such as `"2 min"`) a string.
+    pub json_values: Vec<serde_json::Value>,
+}
+
+impl SweepAxis {
+    /// The JSON value of `label`, one of [`SweepAxis::values`], with its TOML type; a label
+    /// that is not one of them stays a string.
+    pub fn json_value(&self, label: &str) -> serde_json::Value {
+        match self.values.iter().position(|v| v == label) {
+            Some(i) => self.json_values[i].clone(),
+            None => serde_json::Value::String(label.to_string()),
+        }
+    }
+}
+
+/// A swept TOML value as JSON: integers, finite floats and booleans keep their type; strings
+/// and anything else are written as displayed.
+fn json_of(v: &toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::Integer(i) => serde_json::Value::from(*i),
+        toml::Value::Float(x) if x.is_finite() => serde_json::Value::from(*x),
+        toml::Value::Boolean(b) => serde_json::Value::Bool(*b),
+        other => serde_json::Value::String(display_value(other)),
+    }
 }
 
 /// One fully resolved sweep point.
@@ -831,7 +856,11 @@ impl Sweep {
                     read.insert(this, i);
                     written.insert(canonical, i);
                 }
-                axes.push(SweepAxis { key: key.clone(), values: values.iter().map(display_value).collect() });
+                axes.push(SweepAxis {
+                    key: key.clone(),
+                    values: values.iter().map(display_value).collect(),
+                    json_values: values.iter().map(json_of).collect(),
+                });
                 values_of.push(values);
             }
         }

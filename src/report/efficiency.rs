@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::plot;
+use super::{SweptAs, plot};
 use crate::efficiency::{EfficiencyPoint, EfficiencyScenario, PointResult, StudyResult};
 use crate::efficiency::{cadence_name, last_segment_name, storage_name};
 use crate::error::{Error, Result};
@@ -59,12 +59,12 @@ impl<'a> EfficiencyReport<'a> {
 
     /// The output fields of one point, in order, as JSON values; the four figures are
     /// objects (`model`, `mean`, `ci_low`, `ci_high`, `se`, `z`, `per_replication_mean`,
-    /// `per_replication_ci_low`, `per_replication_ci_high`).
-    fn fields(&self, p: &EfficiencyPoint, r: &PointResult) -> Map<String, Value> {
+    /// `per_replication_ci_low`, `per_replication_ci_high`); the swept values as `swept` says.
+    fn fields(&self, p: &EfficiencyPoint, r: &PointResult, swept: SweptAs) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("point".into(), json!(p.index));
         for (axis, label) in self.scenario.axes.iter().zip(&p.labels) {
-            m.insert(axis.key.clone(), json!(label));
+            m.insert(axis.key.clone(), swept.value(axis, label));
         }
         for (k, (name, _)) in FIGURES.iter().enumerate() {
             let (model, pooled, per_rep) = figure(r, k);
@@ -109,7 +109,7 @@ impl<'a> EfficiencyReport<'a> {
     /// `seed`, `replications`, `points`.
     pub fn json(&self) -> String {
         let sc = self.scenario;
-        let points: Vec<Value> = self.rows().map(|(p, r)| Value::Object(self.fields(p, r))).collect();
+        let points: Vec<Value> = self.rows().map(|(p, r)| Value::Object(self.fields(p, r, SweptAs::Typed))).collect();
         let doc = json!({
             "scenario": sc.name,
             "description": sc.description,
@@ -132,7 +132,7 @@ impl<'a> EfficiencyReport<'a> {
         let mut w = csv::Writer::from_writer(vec![]);
         for (i, (p, r)) in self.rows().enumerate() {
             let mut flat: Vec<(String, String)> = vec![];
-            for (k, v) in self.fields(p, r) {
+            for (k, v) in self.fields(p, r, SweptAs::Written) {
                 match v {
                     Value::Object(o) => {
                         flat.extend(o.into_iter().map(|(sub, x)| (format!("{k}_{sub}"), cell(&x))));

@@ -128,6 +128,58 @@ fn json_format_on_stdout_matches_the_file() {
     assert_eq!(o.stdout, fs::read(tmp.path().join("daly-2006.json")).unwrap());
 }
 
+/// Swept values keep their TOML types in the JSON: numbers and booleans are JSON numbers and
+/// booleans (`jq 'select(.["policy.factor"] < 1)'` works), strings stay strings; the CSV
+/// writes them as written.
+#[test]
+fn json_swept_values_keep_their_types() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("typed.toml");
+    fs::write(
+        &path,
+        "[run]\nreplications = 4\n[job]\nwork = \"1 h\"\ncheckpoint = \"1 min\"\nrestart = \"1 min\"\n\
+         [failures]\nmtbf = \"1 h\"\n[policy]\ninterval = \"young\"\n\
+         [sweep]\n\"job.final_checkpoint\" = [true, false]\n\"job.nodes\" = [1, 2]\n\
+         \"policy.factor\" = [1.0, 1e-1]\n\"job.restart\" = [\"2 min\"]\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("out");
+    let o = ckptsim(&["run", path.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8);
+    assert_eq!(points[0]["job.final_checkpoint"], serde_json::json!(true));
+    assert_eq!(points[7]["job.final_checkpoint"], serde_json::json!(false));
+    assert_eq!(points[0]["job.nodes"], serde_json::json!(1));
+    assert!(points[0]["job.nodes"].is_u64());
+    assert_eq!(points[0]["policy.factor"], serde_json::json!(1.0));
+    assert_eq!(points[1]["policy.factor"], serde_json::json!(0.1));
+    assert_eq!(points[0]["job.restart"], serde_json::json!("2 min"));
+    let csv = fs::read_to_string(dir.join("typed.csv")).unwrap();
+    let first = csv.lines().nth(1).unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"policy.factor\": 1.0,"));
+    assert!(first.starts_with("0,true,1,1.0,2 min,"), "the CSV keeps the values as written: {first}");
+    // optimize's cases: one per combination of the swept keys other than policy.*.
+    let o = ckptsim(&[
+        "optimize",
+        path.to_str().unwrap(),
+        "--set",
+        "job.final_checkpoint=true",
+        "--set",
+        "job.restart=2 min",
+        "--out",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let labels: Vec<&serde_json::Value> =
+        doc["cases"].as_array().unwrap().iter().map(|c| &c["labels"]["job.nodes"]).collect();
+    assert_eq!(labels, [&serde_json::json!(1), &serde_json::json!(2)]);
+}
+
 #[test]
 fn set_on_a_swept_key_fixes_it() {
     let sc = super::load("scenarios/young-daly.toml", &["job.checkpoint=300 s"]);
