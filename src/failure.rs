@@ -415,6 +415,10 @@ pub struct DomainEvents {
     pub level: Level,
     /// Lifetime law of one domain (mean = per-domain MTBF).
     pub law: Law,
+    /// The domains' ages at time 0: new ([`Start::Fresh`], a law with infant mortality
+    /// fails early) or in equilibrium ([`Start::Stationary`]). Irrelevant for exponential
+    /// laws.
+    pub start: Start,
 }
 
 /// Events that take `nodes` random nodes of the platform at once, as a renewal process of
@@ -623,7 +627,7 @@ impl Failures {
                     Stream::Exponential(ExponentialStream::new(d.law.mean_s() / g as f64, rng))
                 } else {
                     let classes = vec![NodeClass { nodes: g, law: d.law.clone() }];
-                    Stream::Cohort(CohortStream::new(classes, Start::Stationary, rng))
+                    Stream::Cohort(CohortStream::new(classes, d.start, rng))
                 };
                 parts.push((events, Some(FailureScope::Domain(d.level))));
             }
@@ -660,6 +664,10 @@ impl Failures {
         }
         for d in &self.domains {
             s.push_str(&format!("; {} {}", d.level.name(), d.law.describe()));
+            // Stationary is the default and the only start an exponential law has.
+            if d.start == Start::Fresh && !d.law.is_exponential() {
+                s.push_str(" fresh");
+            }
         }
         if let Some(r) = &self.random {
             s.push_str(&format!("; {} random nodes {}", r.nodes, r.law.describe()));

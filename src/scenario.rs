@@ -347,6 +347,7 @@ struct RawDomain {
     shape: Option<f64>,
     sigma: Option<f64>,
     times: Option<Vec<DurationS>>,
+    start: Option<StartName>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1625,7 +1626,11 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
             }
             e
         })?;
-        domains.push(DomainEvents { level, law });
+        let start = match d.start.unwrap_or(StartName::Stationary) {
+            StartName::Fresh => Start::Fresh,
+            StartName::Stationary => Start::Stationary,
+        };
+        domains.push(DomainEvents { level, law, start });
     }
     let random = match &f.random {
         None => None,

@@ -252,13 +252,13 @@ fn merged_streams_have_the_exact_expected_count() {
     // 12 racks of 16; switches over 5 racks (the last holds 2), power over 4.
     let topo = Topology { racks: 12, nodes_per_rack: 16, racks_per_switch: Some(5), racks_per_power: Some(4) };
     let racks_and_system = vec![
-        DomainEvents { level: Level::Rack, law: Law::lognormal(60.0 * day_s, 1.0).unwrap() },
-        DomainEvents { level: Level::System, law: Law::exponential(200.0 * day_s).unwrap() },
+        DomainEvents { level: Level::Rack, law: Law::lognormal(60.0 * day_s, 1.0).unwrap(), start: Start::Stationary },
+        DomainEvents { level: Level::System, law: Law::exponential(200.0 * day_s).unwrap(), start: Start::Stationary },
     ];
     let every_level = vec![
-        DomainEvents { level: Level::Rack, law: Law::exponential(90.0 * day_s).unwrap() },
-        DomainEvents { level: Level::Switch, law: Law::weibull(50.0 * day_s, 0.6).unwrap() },
-        DomainEvents { level: Level::Power, law: Law::gamma(70.0 * day_s, 2.0).unwrap() },
+        DomainEvents { level: Level::Rack, law: Law::exponential(90.0 * day_s).unwrap(), start: Start::Stationary },
+        DomainEvents { level: Level::Switch, law: Law::weibull(50.0 * day_s, 0.6).unwrap(), start: Start::Stationary },
+        DomainEvents { level: Level::Power, law: Law::gamma(70.0 * day_s, 2.0).unwrap(), start: Start::Stationary },
     ];
     // The exact mean over random placements needs racks as the only domains below the
     // system; the other levels are checked on the fixed placements.
@@ -345,6 +345,95 @@ fn merged_streams_have_the_exact_expected_count() {
     }
 }
 
+/// Streams drawn in the fresh-domain test.
+const DOMAIN_START_STREAMS: u64 = 40_000;
+
+/// `start = "fresh"` on a domain level: g new domains of law F have their first event after
+/// t with probability S(t)^g; in equilibrium (the default) with S_e(t)^g, S_e the residual
+/// life's survival (MODELS.md §2). A 20-node packed job on racks of 16 touches g = 2 racks;
+/// node failures are made negligible (job MTBF 10¹⁵ s). Under Weibull k = 0.5 (infant
+/// mortality) the two differ by far more than the test's band at every t checked, so each
+/// start is told from the other.
+#[test]
+fn fresh_domains_start_new() {
+    use ckptsim::failure::topology::Topology;
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, Start};
+    let day_s = 86_400.0;
+    let law = Law::weibull(10.0 * day_s, 0.5).unwrap();
+    let topo = Topology { racks: 4, nodes_per_rack: 16, racks_per_switch: None, racks_per_power: None };
+    let ts_s = [0.1 * day_s, day_s, 5.0 * day_s];
+    let g = 2;
+    let fresh_s: Vec<f64> = ts_s.iter().map(|&t| law.survival(t).powi(g)).collect();
+    let stationary_s: Vec<f64> = ts_s.iter().map(|&t| law.equilibrium_survival_cdf(t).0.powi(g)).collect();
+    for start in [Start::Fresh, Start::Stationary] {
+        let failures = Failures {
+            base: FailureModel::Poisson { mtbf_s: 1e15 },
+            topology: Some(topo.clone()),
+            placement: Placement::Packed,
+            job_nodes: 20,
+            domains: vec![DomainEvents { level: Level::Rack, law: law.clone(), start }],
+            random: None,
+            burst: None,
+        };
+        let firsts: Vec<f64> =
+            (0..DOMAIN_START_STREAMS).map(|rep| failures.stream(11, rep, 0.0).next_failure().time_s).collect();
+        let (want, other) = if start == Start::Fresh { (&fresh_s, &stationary_s) } else { (&stationary_s, &fresh_s) };
+        for (k, &t) in ts_s.iter().enumerate() {
+            let got = firsts.iter().filter(|&&x| x > t).count() as f64 / DOMAIN_START_STREAMS as f64;
+            let se = (want[k] * (1.0 - want[k]) / DOMAIN_START_STREAMS as f64).sqrt();
+            let z = (got - want[k]) / se;
+            assert!(z.abs() < Z_MAX, "{start:?}, t = {t} s: P(first > t) = {got} vs {}, z = {z:.2}", want[k]);
+            assert!(
+                (other[k] - want[k]).abs() > 2.0 * Z_MAX * se,
+                "t = {t} s: the two starts are too close to be told apart ({} vs {})",
+                want[k],
+                other[k]
+            );
+        }
+    }
+    assert!(
+        Failures {
+            base: FailureModel::Poisson { mtbf_s: 1e15 },
+            topology: Some(topo),
+            placement: Placement::Packed,
+            job_nodes: 20,
+            domains: vec![DomainEvents { level: Level::Rack, law, start: Start::Fresh }],
+            random: None,
+            burst: None,
+        }
+        .describe()
+        .ends_with("; rack weibull(shape 0.5) fresh"),
+        "the failure model names a fresh domain start"
+    );
+}
+
+/// The scenario key `start` of a domain table reaches the stream: swept over both starts, a
+/// fresh Weibull k = 0.5 rack level (infant mortality) strikes the job more often than a
+/// stationary one, by more than 4 SE of the paired difference, and the point's failure model
+/// says so. Without the key the start is stationary, as before the key existed.
+#[test]
+fn scenario_domain_start_reaches_the_stream() {
+    let text = "[topology]\nracks = 4\nnodes_per_rack = 16\n[job]\nwork = \"10 d\"\nnodes = 20\n\
+                checkpoint = \"2 min\"\nrestart = \"5 min\"\n[failures]\nnode_mtbf = \"5 y\"\n\
+                [failures.rack]\nlaw = \"weibull\"\nshape = 0.5\nmtbf = \"10 d\"\n[policy]\ninterval = \"young\"\n";
+    let plain = super::inline(text);
+    assert_eq!(plain.points[0].failures.domains[0].start, ckptsim::failure::Start::Stationary);
+    let swept = super::inline(&format!("{text}[sweep]\n\"failures.rack.start\" = [\"fresh\", \"stationary\"]\n"));
+    assert!(swept.points[0].failures.describe().ends_with("rack weibull(shape 0.5) fresh"));
+    assert!(swept.points[1].failures.describe().ends_with("rack weibull(shape 0.5)"));
+    let r = simulate(&swept, 4000, 3);
+    let (fresh, stationary) = (r.summaries[0].overhead.estimate(), r.summaries[1].overhead.estimate());
+    // Paired points share streams only through the nodes; the rack streams differ, so the
+    // difference's SE is at most the sum of the two.
+    let se = fresh.se + stationary.se;
+    assert!(
+        fresh.mean - stationary.mean > Z_MAX * se,
+        "fresh racks {} vs stationary {} (SE bound {se})",
+        fresh.mean,
+        stationary.mean
+    );
+}
+
 /// Placements drawn in the check of the random-placement MTBF.
 const PLACEMENT_SAMPLES: u64 = 20_000;
 
@@ -357,7 +446,7 @@ const PLACEMENT_SAMPLES: u64 = 20_000;
 #[test]
 fn random_placement_mtbf_is_exact_at_every_level() {
     use ckptsim::failure::topology::{Topology, touched};
-    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level};
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, Start};
     /// Relative agreement of the MTBF with the formula: rounding only.
     const RTOL: f64 = 1e-9;
     let day_s = 86_400.0;
@@ -369,11 +458,19 @@ fn random_placement_mtbf_is_exact_at_every_level() {
     ];
     for (topo, nodes) in cases {
         let mut domains = vec![
-            DomainEvents { level: Level::Rack, law: Law::exponential(60.0 * day_s).unwrap() },
-            DomainEvents { level: Level::Switch, law: Law::weibull(90.0 * day_s, 0.7).unwrap() },
+            DomainEvents { level: Level::Rack, law: Law::exponential(60.0 * day_s).unwrap(), start: Start::Stationary },
+            DomainEvents {
+                level: Level::Switch,
+                law: Law::weibull(90.0 * day_s, 0.7).unwrap(),
+                start: Start::Stationary,
+            },
         ];
         if topo.racks_per_power.is_some() {
-            domains.push(DomainEvents { level: Level::Power, law: Law::exponential(120.0 * day_s).unwrap() });
+            domains.push(DomainEvents {
+                level: Level::Power,
+                law: Law::exponential(120.0 * day_s).unwrap(),
+                start: Start::Stationary,
+            });
         }
         let failures = Failures {
             base: FailureModel::Poisson { mtbf_s: 400.0 * day_s / nodes as f64 },
@@ -421,7 +518,7 @@ fn random_placement_mtbf_is_exact_at_every_level() {
 #[test]
 fn merged_failures_carry_their_scope() {
     use ckptsim::failure::topology::Topology;
-    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, RandomEvents};
+    use ckptsim::failure::{DomainEvents, FailureModel, Failures, Law, Level, RandomEvents, Start};
     const EVENTS: usize = 200_000;
     let day_s = 86_400.0;
     let topo = Topology { racks: 8, nodes_per_rack: 10, racks_per_switch: Some(4), racks_per_power: None };
@@ -431,8 +528,12 @@ fn merged_failures_carry_their_scope() {
         placement: Placement::Spread,
         job_nodes: 20,
         domains: vec![
-            DomainEvents { level: Level::Rack, law: Law::exponential(40.0 * day_s).unwrap() },
-            DomainEvents { level: Level::Switch, law: Law::exponential(30.0 * day_s).unwrap() },
+            DomainEvents { level: Level::Rack, law: Law::exponential(40.0 * day_s).unwrap(), start: Start::Stationary },
+            DomainEvents {
+                level: Level::Switch,
+                law: Law::exponential(30.0 * day_s).unwrap(),
+                start: Start::Stationary,
+            },
         ],
         random: Some(RandomEvents { nodes: 5, law: Law::exponential(8.0 * day_s).unwrap() }),
         burst: None,
