@@ -133,13 +133,20 @@ pub enum Error {
     /// phase of length x that must fit in one lifetime completes with probability
     /// S(x) = e^{−Λ(x)} per attempt (Λ the cumulative hazard; x/MTBF for Poisson failures), so
     /// it takes e^{Λ(x)} attempts on average, whatever the interval. No interval lets the job
-    /// finish.
+    /// finish (for a restart: recover from its first failure).
     #[error(
         "point {point}: a {phase} of {length_s:.6e} s completes without a failure with probability \
          e^(−{hazard:.1}) under {law}: it needs about e^{hazard:.1} attempts, more than the {limit} failures a \
-         replication may take, so no interval lets the job finish; accepted is a {phase} whose cumulative hazard \
+         replication may take, so {consequence}; accepted is a {phase} whose cumulative hazard \
          −ln P(no failure) is ≤ ln {limit} ≈ {ln_limit:.1}",
-        ln_limit = (*limit as f64).ln()
+        ln_limit = (*limit as f64).ln(),
+        // A restart is needed only once the job has failed: a short job may well finish
+        // without one, but no run of any size has every replication escape a failure.
+        consequence = if *phase == "restart" {
+            "a replication that fails once never finishes, and no interval lets the job recover"
+        } else {
+            "no interval lets the job finish"
+        }
     )]
     PhaseNeverCompletes {
         /// The sweep point (0-based).

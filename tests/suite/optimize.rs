@@ -408,6 +408,9 @@ fn a_phase_that_never_completes_is_refused_before_the_search() {
     let sc = load("scenarios/young-daly.toml", &["failures.mtbf=0.01 s", "job.failures_during_restart=false"]);
     let err = optimize(&sc.points[0], 10, 1).expect_err("no write completes").to_string();
     assert!(err.contains("a checkpoint write of 2.000000e1 s"), "{err}");
+    // Writes are needed whether or not the job fails; a restart only after a failure.
+    assert!(err.contains("so no interval lets the job finish;"), "{err}");
+    assert!(!err.contains("fails once"), "{err}");
     // R/M = 600/33 ≈ 18.2 < ln 10⁸ ≈ 18.4: not refused by this check (the scan decides).
     let sc = load("scenarios/young-daly.toml", &["failures.mtbf=33 s", "job.checkpoint=1 s", "job.restart=600 s"]);
     let limit = ckptsim::engine::Limits::default().max_failures as f64;
