@@ -1040,7 +1040,19 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
     let Some((number, unit)) = text.split_once('/') else {
         return Err(format!("\"{text}\": a rate needs a unit of time, for example \"8.329e-6/s\" or \"0.02/h\""));
     };
-    let per_s = parse_duration_s(&format!("1 {}", unit.trim())).map_err(|e| format!("\"{text}\": {e}"))?;
+    let unit = unit.trim();
+    let Some(&(_, per_s)) = scenario::DURATION_UNITS.iter().find(|(u, _)| *u == unit) else {
+        let hint = match scenario::duration_unit_meant(unit) {
+            Some(meant) => format!(": write it as \"{}/{meant}\"", number.trim()),
+            None => String::new(),
+        };
+        let what = if unit.is_empty() {
+            "no unit of time".to_string()
+        } else {
+            format!("unknown unit of time `{}`", scenario::shorten(unit))
+        };
+        return Err(format!("\"{text}\": {what} after the `/`{hint} (units: ms, s, min, h, d, y)"));
+    };
     let value: f64 = number.trim().parse().map_err(|_| format!("\"{text}\": `{}` is not a number", number.trim()))?;
     let rate_per_s = value / per_s;
     // Checked in seconds too: "1e308/ms" overflows, "5e-324/s" gives an infinite MTBF.

@@ -97,6 +97,7 @@ pub fn parse_bytes(text: &str) -> std::result::Result<f64, String> {
         suggest: "GB",
         examples: "\"200 GB\", \"1.5 TiB\"",
         name: "size",
+        aliases: &[],
     };
     parse_quantity(text, &size)
 }
@@ -120,6 +121,7 @@ pub fn parse_bandwidth(text: &str) -> std::result::Result<f64, String> {
         suggest: "GB/s",
         examples: "\"6 TB/s\", \"500 GB/s\"",
         name: "size",
+        aliases: &[],
     };
     let bytes = parse_quantity(size, &quantity).map_err(|e| format!("\"{}\": {e}", shorten(text)))?;
     let time = time.trim();

@@ -41,7 +41,35 @@ pub(crate) struct Quantity<'a> {
     pub examples: &'a str,
     /// The quantity's name ("duration", "size").
     pub name: &'a str,
+    /// Common misspellings of units, lower case, and the unit each means ("hours" → "h"):
+    /// an unknown unit that is one of them, in any case, is answered with the value rewritten.
+    pub aliases: &'a [(&'a str, &'a str)],
 }
+
+/// Units people write for durations, and the unit each means.
+const DURATION_ALIASES: [(&str, &str); 21] = [
+    ("msec", "ms"),
+    ("millisecond", "ms"),
+    ("milliseconds", "ms"),
+    ("sec", "s"),
+    ("secs", "s"),
+    ("second", "s"),
+    ("seconds", "s"),
+    ("m", "min"),
+    ("mins", "min"),
+    ("minute", "min"),
+    ("minutes", "min"),
+    ("hr", "h"),
+    ("hrs", "h"),
+    ("hour", "h"),
+    ("hours", "h"),
+    ("day", "d"),
+    ("days", "d"),
+    ("yr", "y"),
+    ("yrs", "y"),
+    ("year", "y"),
+    ("years", "y"),
+];
 
 /// Durations: `ms`, `s`, `min`, `h`, `d`, `y`.
 const DURATION: Quantity<'static> = Quantity {
@@ -50,6 +78,7 @@ const DURATION: Quantity<'static> = Quantity {
     suggest: "s",
     examples: "\"120 s\", \"2e5 s\", \"3.1 h\"",
     name: "duration",
+    aliases: &DURATION_ALIASES,
 };
 
 /// Parses `"<number> <unit>"` into the base unit of `q`: the number must parse, the unit be
@@ -76,6 +105,21 @@ pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f6
         ));
     }
     let Some(&(_, scale)) = q.units.iter().find(|(u, _)| *u == unit) else {
+        if number.is_empty() {
+            return Err(format!(
+                "\"{shown}\" is not a {}: it has no number (write for example {}; {})",
+                q.name, q.examples, q.hint
+            ));
+        }
+        // "5 hours", "5 H": name the unit meant, with the value rewritten.
+        if let (Some(meant), Ok(_)) = (unit_meant(unit, q), number.parse::<f64>()) {
+            return Err(format!(
+                "\"{shown}\": unknown unit `{}`: write it as \"{} {meant}\" ({})",
+                shorten(unit),
+                shorten(number),
+                q.hint
+            ));
+        }
         return Err(format!("\"{shown}\": unknown unit `{}` ({})", shorten(unit), q.hint));
     };
     let value: f64 = number.parse().map_err(|_| {
@@ -86,6 +130,22 @@ pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f6
         return Err(format!("\"{shown}\" is not a finite {}", q.name));
     }
     Ok(value * scale)
+}
+
+/// The unit of `q` that `unit`, unknown, most likely means: one of `q`'s aliases ("hours",
+/// "hr" → "h") or a unit in another case ("H" → "h"), whatever the case; `None` otherwise.
+pub(crate) fn unit_meant<'a>(unit: &str, q: &Quantity<'a>) -> Option<&'a str> {
+    let lower = unit.to_lowercase();
+    q.aliases
+        .iter()
+        .find(|(a, _)| *a == lower)
+        .map(|(_, u)| *u)
+        .or_else(|| q.units.iter().map(|(u, _)| *u).find(|u| *u == lower))
+}
+
+/// The unit of time that `unit`, unknown, most likely means ("hours" → "h"), if any.
+pub fn duration_unit_meant(unit: &str) -> Option<&'static str> {
+    unit_meant(unit, &DURATION)
 }
 
 /// `x` as an error message shows it: as written in plain decimals where that is short
@@ -262,6 +322,13 @@ impl<'de> Deserialize<'de> for IntervalRule {
                             return Err(E::custom(format!(
                                 "\"{}\" is out of range: accepted is a duration > 0 ({UNITS_HINT}), or one of \
                                  young, daly, daly-high-order, optimal, none",
+                                shorten(other)
+                            )));
+                        }
+                        // "youngg": a misspelt rule, not a duration with an unknown unit.
+                        Err(_) if !other.chars().any(|c| c.is_ascii_digit()) => {
+                            return Err(E::custom(format!(
+                                "\"{}\" is neither an interval rule nor a duration; accepted: {EXPECTED}",
                                 shorten(other)
                             )));
                         }

@@ -1272,3 +1272,46 @@ fn xz_bombs_are_refused_from_their_index() {
     let (code, stderr, _) = outcome(&["trace", "stats", good_log.to_str().unwrap()], true);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// A unit people write for a duration ("hours", "hr", "H", "mins") is answered with the value
+/// rewritten in the accepted unit; text without a number is called that, not an unknown unit.
+#[test]
+fn misspelt_units_name_the_unit_meant() {
+    for (written, meant) in [
+        ("5 hours", "\"5 h\""),
+        ("5hr", "\"5 h\""),
+        ("5 H", "\"5 h\""),
+        ("2 mins", "\"2 min\""),
+        ("30 sec", "\"30 s\""),
+    ] {
+        rejects(
+            &with(r#"mtbf = "3.1 h""#, &format!("mtbf = \"{written}\"")),
+            &[],
+            &["bad.toml:12:8", "failures.mtbf", "unknown unit", &format!("write it as {meant}"), "ms, s, min, h, d, y"],
+        );
+    }
+    rejects(GOOD, &["--set", "job.checkpoint=abc"], &["job.checkpoint", "\"abc\" is not a duration: it has no number"]);
+    rejects(
+        GOOD,
+        &["--set", "policy.interval=youngg"],
+        &["policy.interval", "\"youngg\" is neither an interval rule nor a duration", "young, daly"],
+    );
+    // A unit that means nothing in particular keeps the plain message.
+    rejects(&with(r#"mtbf = "3.1 h""#, r#"mtbf = "3 fortnights""#), &[], &["unknown unit `fortnights`"]);
+}
+
+/// `formulas` answers a misspelt unit the same way, for a duration and after a rate's `/`.
+#[test]
+fn formulas_misspelt_units_name_the_unit_meant() {
+    for (args, expected) in [
+        (["--mtbf", "5hours"], "\"5hours\": unknown unit `hours`: write it as \"5 h\""),
+        (["--rate", "0.2/hours"], "\"0.2/hours\": unknown unit of time `hours` after the `/`: write it as \"0.2/h\""),
+        (["--rate", "0.2/"], "\"0.2/\": no unit of time after the `/`"),
+    ] {
+        let mut all = vec!["formulas", "--checkpoint", "3min"];
+        all.extend_from_slice(&args);
+        let (code, stderr, _) = outcome(&all, false);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
