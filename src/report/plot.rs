@@ -27,6 +27,17 @@ fn plot_error(e: impl std::fmt::Display) -> String {
     format!("plotting failed: {e}")
 }
 
+/// Characters of a title that fit the 800-pixel-wide figures at the full caption size.
+const CAPTION_CHARS: usize = 80;
+
+/// The caption's font size for `title`: 20, smaller for a longer title so that it fits the
+/// width (`optimize` titles a sweep case's plot with its failure model, over 100 characters
+/// for `rack-events.toml`, and the title ran off both edges), down to 10.
+pub fn caption_size(title: &str) -> f64 {
+    let n = title.chars().count().max(1);
+    (20.0 * CAPTION_CHARS as f64 / n as f64).clamp(10.0, 20.0)
+}
+
 /// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
 /// its closed form; vertical lines at the `markers` (name, interval s).
 pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) -> Result<String, String> {
@@ -82,6 +93,13 @@ pub fn curves_svg(
         let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
         let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
         let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        // The closed form too, within the points' x range (the dashed curve may peak between
+        // two simulated points, as the efficiency's on a fine grid does): it was cut off.
+        let (y_lo, y_hi) = curves
+            .iter()
+            .flat_map(|c| c.model.iter())
+            .filter(|m| m.1.is_finite() && (x_lo..=x_hi).contains(&lx(m.0)))
+            .fold((y_lo, y_hi), |(a, b), m| (a.min(m.1), b.max(m.1)));
         // No point, or none with finite coordinates: plotters looped for ever on such a range.
         if !(x_lo.is_finite() && x_hi.is_finite() && y_lo.is_finite() && y_hi.is_finite()) {
             return Err(format!("nothing to plot in \"{title}\": no point with a finite x and y"));
@@ -89,7 +107,7 @@ pub fn curves_svg(
         let pad = 0.05 * (y_hi - y_lo).max(1e-9);
         let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
+            .caption(title, ("sans-serif", caption_size(title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -190,7 +208,7 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
         let x_hi = bins.last().map_or(1.0, |b| b.1) / 3600.0;
         let y_hi = bins.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.1;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
+            .caption(title, ("sans-serif", caption_size(title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)

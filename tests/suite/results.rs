@@ -138,3 +138,31 @@ fn svg_plots_are_well_formed() {
     }
     assert!(checked >= 10, "only {checked} SVG files");
 }
+
+/// The numbers among the SVG's text elements (tick labels, where the x labels are not numbers).
+fn numeric_labels(svg: &str) -> Vec<f64> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants().filter_map(|n| n.text()).filter_map(|t| t.trim().parse::<f64>().ok()).collect()
+}
+
+/// The y axis holds the closed form as well as the simulated band: a dashed curve that peaks
+/// between two simulated points (the efficiency's, on a fine grid) was cut off at the top.
+#[test]
+fn plots_hold_the_closed_form_and_fit_long_titles() {
+    use ckptsim::report::plot::{Axis, Curve, caption_size, curves_svg};
+    let curve = Curve {
+        label: "simulated".into(),
+        points: vec![(1.0, 0.15, 0.1, 0.2), (3.0, 0.15, 0.1, 0.2)],
+        model: vec![(1.0, 0.15), (2.0, 0.5), (3.0, 0.15)],
+    };
+    let x = Axis { desc: "x", map: &|v| v, label: &|v| format!("x{v}") };
+    let svg = curves_svg("t", &x, "y", true, plotters::prelude::SeriesLabelPosition::UpperLeft, &[curve], &[])
+        .expect("a plot");
+    let top = numeric_labels(&svg).into_iter().fold(f64::NEG_INFINITY, f64::max);
+    assert!(top >= 0.45, "the y axis stops at {top}, below the closed form's 0.5");
+    // Long titles (a sweep case's failure model) get a smaller caption, short ones the full size.
+    assert!((caption_size("young-daly: overhead (dashed: closed form)") - 20.0).abs() < 1e-12);
+    let long = "rack-events case 0 (job.placement = packed): nodes 256×exponential stationary; packed on 64×32; \
+                rack exponential";
+    assert!(caption_size(long) < 15.0, "{}", caption_size(long));
+}
