@@ -315,7 +315,15 @@ impl<'a> Report<'a> {
         out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
         // The swept values read as text, left-aligned; the numbers right-aligned.
         out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
-        out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+        if self.models.iter().all(Option::is_none) {
+            // No z to read: the line about z would only puzzle (its columns are empty).
+            out.push_str(
+                "\n  model, z: no closed form applies exactly to these points' failure model; `poisson_overhead` \
+                 in the CSV and JSON is what exponential failures at the same job MTBF give (Daly).\n",
+            );
+        } else {
+            out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+        }
         if without_z {
             out.push_str(
                 "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \

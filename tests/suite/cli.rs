@@ -506,3 +506,15 @@ fn the_z_rule_follows_the_replications() {
     assert!(footer("30").contains("|z| > 4.7 "), "at 30 replications");
     assert!(footer("2000").contains("|z| > 4 means the simulation and the closed form disagree"));
 }
+
+/// Where no point has a closed form (a per-node Weibull platform), the line under the table
+/// says so and points to `poisson_overhead`, instead of explaining a z that no row has.
+#[test]
+fn a_table_without_a_closed_form_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = ckptsim(&["run", "scenarios/weibull-platform.toml", "--reps", "20", "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(stdout.contains("no closed form applies exactly") && stdout.contains("poisson_overhead"), "{stdout}");
+    assert!(!stdout.contains("z = (simulated"), "{stdout}");
+}
