@@ -278,13 +278,15 @@ pub struct FormulasArgs {
     /// Checkpoint write cost δ, with a unit ("120s", "5 min").
     #[arg(long, allow_hyphen_values = true)]
     pub checkpoint: String,
-    /// The job's MTBF M, with a unit ("3.1h"); or give --rate.
+    /// The job's MTBF M, with a unit ("3.1h"): of the whole job, not of one node (n nodes that
+    /// each fail every m hours give M = m/n); or give --rate.
     #[arg(long, required_unless_present = "rate", conflicts_with = "rate", allow_hyphen_values = true)]
     pub mtbf: Option<String>,
-    /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h").
+    /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h"): of the whole
+    /// job (n nodes that each fail at rate r give λ = n·r).
     #[arg(long, allow_hyphen_values = true)]
     pub rate: Option<String>,
-    /// Restart cost R.
+    /// Restart cost R: reading the last checkpoint back and rejoining.
     #[arg(long, default_value = "0 s", allow_hyphen_values = true)]
     pub restart: String,
     /// Downtime D before each restart attempt.
@@ -1318,5 +1320,11 @@ fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
         out.push('\n');
     }
     out.push_str("\n  overhead = E[wall]/work − 1 for infinite work (Daly 2006; Bougeret et al. 2011); efficiency = 1/(1 + overhead)\n");
+    if finite {
+        out.push_str(
+            "  E[wall], sd(wall): the wall time of the --work given, exact (MODELS.md §1); job overhead = E[wall]/work − 1 \
+             (its last chunk is shorter)\n",
+        );
+    }
     out
 }

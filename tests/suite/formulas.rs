@@ -97,3 +97,17 @@ fn huge_values_print_in_scientific_notation() {
     let young = table.lines().find(|l| l.trim_start().starts_with("young")).unwrap();
     assert!(young.contains(" 7200.000000 "), "{young}");
 }
+
+/// The table explains its finite-work columns under it, and the help says that the MTBF (or
+/// rate) is the whole job's, not one node's (a user with n nodes gave a node's MTBF).
+#[test]
+fn finite_work_columns_and_the_job_mtbf_are_explained() {
+    let o = ckptsim(&["formulas", "--checkpoint", "3min", "--mtbf", "5h", "--restart", "10min", "--work", "30d"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(table.contains("job overhead") && table.contains("E[wall], sd(wall): the wall time of the --work given"));
+    let o = ckptsim(&["formulas", "--checkpoint", "3min", "--mtbf", "5h"]);
+    assert!(!String::from_utf8(o.stdout).unwrap().contains("E[wall], sd(wall)"), "no finite-work columns, no note");
+    let help = String::from_utf8(ckptsim(&["formulas", "--help"]).stdout).unwrap();
+    assert!(help.contains("of the whole job, not of one node"), "{help}");
+}
