@@ -223,6 +223,27 @@ impl<'a> EfficiencyReport<'a> {
         for line in self.header_lines() {
             out.push_str(&format!("  {line}\n"));
         }
+        // The machine the figures assume: a schedule CSV runs on Frontier's parameters, which
+        // the table did not say (a sweep of a machine key shows it in its column instead).
+        let machines: Vec<String> = sc
+            .points
+            .iter()
+            .map(|p| {
+                let m = &p.machine;
+                format!(
+                    "machine: R₀ = {} per node-hour, {} GB per node at {} TB/s, {} storage, τ₀ = {} s, α = {}",
+                    four_digits(m.failure_rate_per_node_h),
+                    four_digits(m.checkpoint_bytes / 1e9),
+                    four_digits(m.bandwidth_bytes_per_s / 1e12),
+                    storage_name(m.storage),
+                    four_digits(m.setup_s),
+                    four_digits(m.read_write_ratio)
+                )
+            })
+            .collect();
+        if machines.iter().all(|m| *m == machines[0]) {
+            out.push_str(&format!("  {}\n", machines[0]));
+        }
         out.push('\n');
         let left = rows[0].iter().take_while(|h| !h.ends_with("model")).count() - 1; // swept keys, convention
         out.push_str(&crate::report::aligned_table(&rows, &|c| c >= 1 && c <= left));
@@ -404,4 +425,21 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// `x` to at most four significant digits, trailing zeros dropped ("200", "1100", "0.0625"),
+/// in scientific notation below 10⁻³ or from 10⁶ on ("2e-5").
+fn four_digits(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    if !(1e-3..1e6).contains(&x.abs()) {
+        let s = format!("{x:.3e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+        return format!("{m}e{e}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
 }

@@ -771,3 +771,30 @@ fn the_failure_rate_is_refused_just_beyond_the_restart_exposure_limit() {
         assert_eq!(got.is_ok(), accepted, "R₀ = {rate}, limit {limit}: {got:?}");
     }
 }
+
+/// The table names the machine its figures assume: a schedule CSV runs on Frontier's
+/// parameters, and a `--set` of a machine key is shown as set (a scenario's description may
+/// still name the file's values).
+#[test]
+fn the_table_names_the_machine() {
+    let (o, _tmp) = efficiency(&["scenarios/schedules/small.csv", "--reps", "10"]);
+    let table = ok(&o);
+    assert!(
+        table.contains("machine: R₀ = 2e-5 per node-hour, 200 GB per node at 6 TB/s, shared storage, τ₀ = 2 s, α = 1"),
+        "{table}"
+    );
+    let (o, _tmp) = efficiency(&[
+        "scenarios/small-schedule.toml",
+        "--reps",
+        "10",
+        "--bandwidth",
+        "1.5 TB/s",
+        "--set",
+        "machine.setup=0.25 s",
+    ]);
+    let table = ok(&o);
+    assert!(
+        table.contains("R₀ = 1e-4 per node-hour, 200 GB per node at 1.5 TB/s, shared storage, τ₀ = 0.25 s"),
+        "{table}"
+    );
+}
