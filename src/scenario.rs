@@ -1219,7 +1219,13 @@ pub(crate) fn plain(message: &str) -> String {
         text.strip_prefix("invalid type: string \"").and_then(|r| r.strip_suffix("\", expected a number"))
         && let Ok(x) = value.trim().parse::<f64>()
     {
-        let why = if x.is_infinite() && !value.to_ascii_lowercase().contains("inf") {
+        // A number TOML reads once unquoted (`shape = "0.7"` in a file): the quotes made it text.
+        let toml_number = format!("x = {}", value.trim())
+            .parse::<toml::Table>()
+            .is_ok_and(|t| t.get("x").is_some_and(|v| v.is_float() || v.is_integer()));
+        let why = if toml_number {
+            format!("it is quoted, so TOML reads it as text: write it without quotes, {}", value.trim())
+        } else if x.is_infinite() && !value.to_ascii_lowercase().contains("inf") {
             "it is beyond the range of numbers (about ±1.8e308)".to_string()
         } else {
             "TOML writes numbers as 0.5, 5.0, 1e3, inf and nan (lower case)".to_string()

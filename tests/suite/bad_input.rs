@@ -1315,3 +1315,17 @@ fn formulas_misspelt_units_name_the_unit_meant() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+/// A number in quotes (`shape = "0.7"`) is blamed on its quotes: the message said TOML writes
+/// numbers as 0.5, 5.0, …, which `0.7` already is.
+#[test]
+fn a_quoted_number_is_blamed_on_its_quotes() {
+    rejects(
+        &failures("law = \"weibull\"\nmtbf = \"3.1 h\"\nshape = \"0.7\""),
+        &[],
+        &["bad.toml:", "failures.shape", "it is quoted, so TOML reads it as text: write it without quotes, 0.7"],
+    );
+    rejects(GOOD, &["--set", "policy.factor=\"2\""], &["policy.factor", "write it without quotes, 2"]);
+    // Not a TOML number even unquoted: the old reason stands.
+    rejects(GOOD, &["--set", "policy.factor=.5"], &["`.5` is not read as a number", "0.5, 5.0"]);
+}
