@@ -312,7 +312,15 @@ impl<'a> Report<'a> {
         if let Some(d) = &scenario.description {
             out.push_str(&format!(": {d}"));
         }
-        out.push_str(&format!("\n  {} replications per point, seed {}\n\n", result.replications, result.seed));
+        out.push_str(&format!("\n  {} replications per point, seed {}\n", result.replications, result.seed));
+        // The model the scenario's keys built, defaults included: a Weibull law on a
+        // stationary per-node platform is close to Poisson, which the numbers alone do not say.
+        let models: Vec<String> = scenario.points.iter().map(|p| p.failures.describe()).collect();
+        if models.iter().all(|m| *m == models[0]) {
+            out.push_str(&format!("  failures: {}\n\n", models[0]));
+        } else {
+            out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n\n");
+        }
         // The swept values read as text, left-aligned; the numbers right-aligned.
         out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
         if self.models.iter().all(Option::is_none) {

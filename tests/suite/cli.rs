@@ -518,3 +518,19 @@ fn a_table_without_a_closed_form_says_so() {
     assert!(stdout.contains("no closed form applies exactly") && stdout.contains("poisson_overhead"), "{stdout}");
     assert!(!stdout.contains("z = (simulated"), "{stdout}");
 }
+
+/// The table's header names the failure model the scenario's keys built, defaults included
+/// (a Weibull platform's per-node renewal and stationary start), or says that the sweep
+/// changes it.
+#[test]
+fn the_table_names_the_failure_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = ckptsim(&["run", "scenarios/weibull-platform.toml", "--reps", "4", "--out", out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(table.lines().nth(2), Some("  failures: nodes 1024×weibull(shape 0.7) stationary"), "{table}");
+    let o = ckptsim(&["run", "scenarios/weibull-job.toml", "--reps", "4", "--out", out]);
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(table.lines().nth(2).unwrap().starts_with("  failures: per point (the sweep changes them"), "{table}");
+}
