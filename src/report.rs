@@ -385,6 +385,14 @@ impl SweptAs {
     }
 }
 
+/// A regret (a difference of overheads) to five decimals with its sign. One that is not zero
+/// but rounds to zero keeps its sign and leading digits (`-9.8e-7`): a "better" whose upper
+/// bound lies just below 0 would otherwise read `-0.00000`, and a tie's bound `+0.00000`.
+pub(crate) fn signed5(x: f64) -> String {
+    let fixed = format!("{x:+.5}");
+    if x != 0.0 && fixed.trim_start_matches(['+', '-']) == "0.00000" { format!("{x:+.1e}") } else { fixed }
+}
+
 fn csv_cell(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
@@ -742,13 +750,13 @@ pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::opti
     out.push_str("| --- | ---: | ---: | ---: | ---: | :---: | ---: |\n");
     for r in &o.formulas {
         out.push_str(&format!(
-            "| {} | {} | {:.5} | {:+.5} | [{:+.5}, {:+.5}] | {} | {:.0}× |\n",
+            "| {} | {} | {:.5} | {} | [{}, {}] | {} | {:.0}× |\n",
             r.name,
             f(r.interval_s),
             r.overhead_mean,
-            r.regret,
-            r.regret_ci_low,
-            r.regret_ci_high,
+            signed5(r.regret),
+            signed5(r.regret_ci_low),
+            signed5(r.regret_ci_high),
             r.verdict().word(),
             r.variance_reduction
         ));
@@ -792,7 +800,13 @@ pub fn optimum_cases_markdown(
         let unit = duration_unit(o.best_interval_s);
         let regret = |name: &str| {
             o.formulas.iter().find(|r| r.name == name).map_or(String::new(), |r| {
-                format!("{:+.5} [{:+.5}, {:+.5}] {}", r.regret, r.regret_ci_low, r.regret_ci_high, r.verdict().word())
+                format!(
+                    "{} [{}, {}] {}",
+                    signed5(r.regret),
+                    signed5(r.regret_ci_low),
+                    signed5(r.regret_ci_high),
+                    r.verdict().word()
+                )
             })
         };
         let mut cells = vec![case.index.to_string()];
@@ -845,7 +859,7 @@ pub fn optimum_cases_table(
             o.formulas
                 .iter()
                 .find(|r| r.name == name)
-                .map_or("—".to_string(), |r| format!("{:+.5} {}", r.regret, r.verdict().word()))
+                .map_or("—".to_string(), |r| format!("{} {}", signed5(r.regret), r.verdict().word()))
         };
         let mut row = vec![case.index.to_string()];
         row.extend(case.labels.iter().map(|(_, v)| v.clone()));
@@ -935,13 +949,13 @@ pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimiz
     ));
     for r in &o.formulas {
         out.push_str(&format!(
-            "  {:<16} {:>14} {:>10.5} {:>+10.5} [{:+.5}, {:+.5}] {:>7} {:>9.0}×\n",
+            "  {:<16} {:>14} {:>10.5} {:>10} [{}, {}] {:>7} {:>9.0}×\n",
             r.name,
             f(r.interval_s),
             r.overhead_mean,
-            r.regret,
-            r.regret_ci_low,
-            r.regret_ci_high,
+            signed5(r.regret),
+            signed5(r.regret_ci_low),
+            signed5(r.regret_ci_high),
             r.verdict().word(),
             r.variance_reduction
         ));
@@ -999,5 +1013,20 @@ fn optimum_range(o: &crate::optimize::Optimum, f: &dyn Fn(f64) -> String) -> Str
         Some((k, l)) if k == l => format!("{ends} (W/{k})"),
         Some((k, l)) => format!("{ends} (W/{k} to W/{l})"),
         None => ends,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed5;
+
+    /// A regret that rounds to zero keeps its sign and digits; others print to five decimals.
+    #[test]
+    fn regrets_that_round_to_zero_keep_their_sign() {
+        assert_eq!(signed5(-9.817e-7), "-9.8e-7");
+        assert_eq!(signed5(4.2e-6), "+4.2e-6");
+        assert_eq!(signed5(0.00015), "+0.00015");
+        assert_eq!(signed5(-0.0003), "-0.00030");
+        assert_eq!(signed5(0.0), "+0.00000");
     }
 }
