@@ -1231,6 +1231,18 @@ pub(crate) fn plain(message: &str) -> String {
             "TOML writes numbers as 0.5, 5.0, 1e3, inf and nan (lower case)".to_string()
         };
         text = format!("`{}` is not read as a number: {why}", shorten(value));
+    } else if let Some(value) =
+        text.strip_prefix("invalid type: string \"").and_then(|r| r.strip_suffix("\", expected a number"))
+    {
+        // Text that is no number at all (`--set policy.factor=abc`), in the integer keys' words.
+        text = format!(
+            "\"{}\" is text, not a number: accepted is a number such as 0.5, 5.0 or 1e3 (in a file, without quotes)",
+            shorten(value)
+        );
+    } else if let Some(value) =
+        text.strip_prefix("invalid type: string \"").and_then(|r| r.strip_suffix("\", expected a boolean"))
+    {
+        text = format!("\"{}\" is text, not a boolean: accepted is true or false (without quotes)", shorten(value));
     }
     const STRUCT: &str = "expected struct ";
     while let Some(at) = text.find(STRUCT) {

@@ -857,7 +857,23 @@ fn missing_tables() {
 /// `expected struct RawJob`).
 #[test]
 fn wrong_types_are_named_in_scenario_words() {
-    rejects(GOOD, &["--set", "policy.factor="], &["key `policy.factor`", "expected a number"]);
+    rejects(GOOD, &["--set", "policy.factor="], &["key `policy.factor`", "is text, not a number"]);
+    // Text where a number or a boolean goes, in the integer keys' words, with what is accepted.
+    rejects(
+        GOOD,
+        &["--set", "policy.factor=abc"],
+        &["key `policy.factor`", "\"abc\" is text, not a number: accepted is a number such as 0.5"],
+    );
+    rejects(
+        GOOD,
+        &["--set", "job.final_checkpoint=yes"],
+        &["key `job.final_checkpoint`", "\"yes\" is text, not a boolean: accepted is true or false"],
+    );
+    rejects(
+        &with("restart = \"10 min\"", "restart = \"10 min\"\nfinal_checkpoint = \"true\""),
+        &[],
+        &["bad.toml:9:20", "key `job.final_checkpoint`", "\"true\" is text, not a boolean"],
+    );
     rejects(GOOD, &["--set", "job=1"], &["key `job`", "expected a table of keys"]);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
