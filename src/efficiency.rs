@@ -49,7 +49,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::scenario::{
     DURATION_UNITS, DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field,
-    missing_table, parse_quantity, shorten, shown_number,
+    missing_table, parse_quantity, shorten, shown_number, with_closest_key,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -446,7 +446,8 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<EfficiencyScena
         if let Some(e) = crate::scenario::other_command(&spans, &table, &["job", "failures"], &["schedule"], "run") {
             return Err(e);
         }
-        return Err(missing_table(&e, &table, path, &required).unwrap_or_else(|| spans.error_at(e.span(), e.message())));
+        return Err(missing_table(&e, &table, path, &required)
+            .unwrap_or_else(|| spans.error_at(e.span(), &with_closest_key(e.message()))));
     }
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     build(table, &spans, path, &base_dir, sets)
@@ -482,7 +483,11 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 fn deserialize(table: &toml::Table) -> std::result::Result<RawStudy, toml::de::Error> {
-    table.clone().try_into()
+    // A table has no spans to keep: the message can be rebuilt with its hint.
+    table.clone().try_into().map_err(|e: toml::de::Error| match e.span() {
+        None => serde::de::Error::custom(with_closest_key(e.message())),
+        Some(_) => e,
+    })
 }
 
 /// Whether `key` may be swept.

@@ -738,7 +738,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
             return Err(e);
         }
         return Err(missing_table(&e, &table, path, &required)
-            .unwrap_or_else(|| spans.error_at(e.span(), &with_table_hint(e.message()))));
+            .unwrap_or_else(|| spans.error_at(e.span(), &key_hint(e.message()))));
     }
     let sweepable = |key: &str| match key.split('.').next().unwrap_or_default() {
         "job" | "failures" | "policy" => Ok(()),
@@ -1064,7 +1064,7 @@ fn too_many_points(spans: &SpanMap, axes: &[Vec<toml::Value>], next: usize) -> E
 fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de::Error> {
     // A table has no spans to keep: the message can be rebuilt with its hint.
     table.clone().try_into().map_err(|e: toml::de::Error| match e.span() {
-        None => serde::de::Error::custom(with_table_hint(e.message())),
+        None => serde::de::Error::custom(key_hint(e.message())),
         Some(_) => e,
     })
 }
@@ -1095,6 +1095,39 @@ fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     let fields = std::cell::Cell::new(&[][..]);
     let _ = T::deserialize(Catch(&fields));
     fields.get()
+}
+
+/// `message` with a hint where it is serde's "unknown field `KEY`, expected …": the table
+/// the key belongs to ([`with_table_hint`]) or, failing that, the listed key it most likely
+/// misspells ([`with_closest_key`]).
+fn key_hint(message: &str) -> String {
+    let hinted = with_table_hint(message);
+    if hinted != message { hinted } else { with_closest_key(message) }
+}
+
+/// Keys closer than this (normalised Damerau–Levenshtein similarity, 1 = equal) to a listed
+/// key are offered as what was meant: `chekpoint` → `checkpoint` (0.9), `mtfb` → `mtbf`
+/// (0.75), but not `law` → `mtbf`.
+const CLOSEST_KEY_SIMILARITY: f64 = 0.7;
+
+/// `message` ending in "did you mean `KEY`?" where it is serde's "unknown field `X`,
+/// expected …" and one listed key is similar enough to X ([`CLOSEST_KEY_SIMILARITY`]).
+pub(crate) fn with_closest_key(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((key, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let listed = expected.split('`').skip(1).step_by(2);
+    let best = listed
+        .map(|k| (strsim::normalized_damerau_levenshtein(&key.to_lowercase(), k), k))
+        .filter(|&(score, _)| score >= CLOSEST_KEY_SIMILARITY)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((_, k)) => format!("{message}; did you mean `{k}`?"),
+        None => message.to_string(),
+    }
 }
 
 /// `message` with a hint where it is serde's "unknown field `KEY`, expected …" in a top-level

@@ -1345,3 +1345,29 @@ fn a_quoted_number_is_blamed_on_its_quotes() {
     // Not a TOML number even unquoted: the old reason stands.
     rejects(GOOD, &["--set", "policy.factor=.5"], &["`.5` is not read as a number", "0.5, 5.0"]);
 }
+
+/// A misspelt key is answered with the listed key it most likely means, in a file, a `--set`
+/// and a sweep, and in `efficiency`'s scenarios; a key like none of them gets no guess.
+#[test]
+fn misspelt_keys_get_a_did_you_mean() {
+    rejects(
+        &with("restart = \"10 min\"", "restart = \"10 min\"\nchekpoint = \"1 min\""),
+        &[],
+        &["bad.toml:9:1", "unknown field `chekpoint`", "; did you mean `checkpoint`?"],
+    );
+    rejects(GOOD, &["--set", "failures.mtfb=1h"], &["unknown field `mtfb`", "; did you mean `mtbf`?"]);
+    rejects(
+        &format!("{GOOD}\n[sweep]\n\"job.restrat\" = [\"1 min\"]\n"),
+        &[],
+        &["unknown field `restrat`", "; did you mean `restart`?"],
+    );
+    let (code, stderr, _) = outcome(&["run", "scenarios/young-daly.toml", "--set", "job.xyz=1"], true);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("unknown field `xyz`") && !stderr.contains("did you mean"), "{stderr}");
+    let (code, stderr, _) = outcome(
+        &["efficiency", "scenarios/small-schedule.toml", "--reps", "2", "--set", "machine.bandwith=1TB/s"],
+        true,
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("unknown field `bandwith`") && stderr.contains("; did you mean `bandwidth`?"), "{stderr}");
+}
