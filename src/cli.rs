@@ -171,7 +171,7 @@ pub struct RunControl {
 /// Arguments of `ckptsim validate`.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// The quick budget (well under a minute on two cores) instead of the full one.
+    /// The quick budget (about a second on two cores) instead of the full one (about 20 s).
     #[arg(long)]
     pub quick: bool,
     /// Master seed.

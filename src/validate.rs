@@ -15,7 +15,7 @@ pub const Z_MAX: f64 = 4.0;
 /// How long the suite runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Budget {
-    /// A few thousand replications per case: well under a minute on two cores.
+    /// A few thousand replications per case: about a second on two cores.
     Quick,
     /// A hundred times more, for tighter intervals.
     Full,
