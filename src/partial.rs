@@ -244,7 +244,32 @@ pub fn merge(partials: &[Partial]) -> Result<(Scenario, RunResult)> {
             )
         };
         if p.hash != first.hash {
-            return Err(differs("scenario", first.hash.clone(), p.hash.clone()));
+            // The hash covers the file's text and the `--set` arguments: say which differ.
+            let shown = |sets: &[String]| {
+                if sets.is_empty() {
+                    "no --set".to_string()
+                } else {
+                    sets.iter().map(|s| format!("--set {s}")).collect::<Vec<_>>().join(" ")
+                }
+            };
+            let how = if p.scenario.text != first.scenario.text {
+                "the scenario files' texts differ".to_string()
+            } else {
+                format!(
+                    "this one was run with {}, that one with {}",
+                    shown(&p.scenario.sets),
+                    shown(&first.scenario.sets)
+                )
+            };
+            return Err(bad(
+                &p.path,
+                format!(
+                    "scenario {} differs from {} in {} ({how}): shards of different runs cannot merge",
+                    p.hash,
+                    first.hash,
+                    first.path.display()
+                ),
+            ));
         }
         if p.seed != first.seed {
             return Err(differs("seed", first.seed.to_string(), p.seed.to_string()));

@@ -87,12 +87,23 @@ impl<'a> Report<'a> {
     /// A Markdown table: the swept keys, interval, overhead with its 95% interval, the
     /// closed form and z, wall-time quantiles and failures per run.
     pub fn markdown(&self) -> String {
+        // Each duration column in the unit that reads best for it, as in the terminal table.
+        let pairs: Vec<(&Point, &Summary)> = self.scenario.points.iter().zip(&self.result.summaries).collect();
+        let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
+        let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
+        let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
         let mut head: Vec<String> = vec!["point".into()];
         head.extend(self.scenario.axes.iter().map(|a| format!("`{}`", a.key)));
-        head.extend(
-            ["interval (s)", "overhead", "95% CI", "model", "z", "wall p50 (s)", "wall p95 (s)", "failures"]
-                .map(String::from),
-        );
+        head.extend([
+            format!("interval ({interval_unit})"),
+            "overhead".into(),
+            "95% CI".into(),
+            "model".into(),
+            "z".into(),
+            format!("wall p50 ({p50_unit})"),
+            format!("wall p95 ({p95_unit})"),
+            "failures".into(),
+        ]);
         let mut out = format!(
             "**{}**{}: {} replications per point, seed {}.\n\n| {} |\n|{}|\n",
             self.scenario.name,
@@ -111,13 +122,13 @@ impl<'a> Report<'a> {
                 None => (String::new(), String::new()),
             };
             cells.extend([
-                if p.interval_s.is_finite() { format!("{:.1}", p.interval_s) } else { "none".into() },
+                if p.interval_s.is_finite() { intervals[i].clone() } else { "none".into() },
                 format!("{:.5}", o.mean),
                 format!("[{:.5}, {:.5}]", o.ci_low(), o.ci_high()),
                 model,
                 z,
-                format!("{:.0}", s.wall_quantile_s(0.5)),
-                format!("{:.0}", s.wall_quantile_s(0.95)),
+                p50s[i].clone(),
+                p95s[i].clone(),
                 format!("{:.2}", s.per_replication(s.totals.failures)),
             ]);
             out.push_str(&format!("| {} |\n", cells.join(" | ")));

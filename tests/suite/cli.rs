@@ -534,3 +534,23 @@ fn the_table_names_the_failure_model() {
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(table.lines().nth(2).unwrap().starts_with("  failures: per point (the sweep changes them"), "{table}");
 }
+
+/// The Markdown table gives each duration column in the unit the terminal table uses (the
+/// interval in min, wall times in h for the example), not raw seconds, with the same digits.
+#[test]
+fn markdown_durations_read_as_the_table_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let md = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", out, "--format", "markdown"]);
+    let md = String::from_utf8(md.stdout).unwrap();
+    let table =
+        String::from_utf8(ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", out]).stdout).unwrap();
+    assert!(md.contains("| interval (min) |") && md.contains("| wall p50 (h) | wall p95 (h) |"), "{md}");
+    // Point 0's interval and median wall time, as the table prints them.
+    let row = md.lines().find(|l| l.starts_with("| 0 |")).unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let trow = table.lines().find(|l| l.trim_start().starts_with("0 ")).unwrap();
+    let tcells: Vec<&str> = trow.split_whitespace().collect();
+    assert_eq!(cells[4], tcells[4], "interval: {row} / {trow}");
+    assert!(trow.contains(cells[9]), "wall p50: {row} / {trow}");
+}

@@ -478,6 +478,35 @@ fn merge_refuses_other_sizes_splits_unfinished_and_impossible_shards() {
     // Shards 1 and 2 of 3 complete the indices of a split in 2, but split the run otherwise.
     let three = shards_of(&tmp.path().join("three"), 3, 3);
     refuse(&[two[0].clone(), three[1].clone(), three[2].clone()], "shard count 3 differs from 2");
+    // Shard 1 of a run with a --set: the message says which arguments differ.
+    let set_dir = tmp.path().join("set");
+    run_reps(&set_dir, 3, &["--shard", "1/2", "--set", "job.restart=5 min"]);
+    let set_shard = set_dir.join("young-daly.shard-1-of-2.json").to_str().unwrap().to_string();
+    refuse(
+        &[two[0].clone(), set_shard],
+        "(this one was run with --set job.restart=5 min, that one with no --set): shards of different runs",
+    );
+    // A shard of another scenario text.
+    let text_dir = tmp.path().join("text");
+    let text = fs::read_to_string(super::root("scenarios/young-daly.toml")).unwrap() + "\n# edited\n";
+    fs::create_dir_all(&text_dir).unwrap();
+    let edited_file = text_dir.join("young-daly.toml");
+    fs::write(&edited_file, text).unwrap();
+    let o = ckptsim(&[
+        "run",
+        edited_file.to_str().unwrap(),
+        "--reps",
+        "3",
+        "--shard",
+        "1/2",
+        "--out",
+        text_dir.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text_shard = text_dir.join("young-daly.shard-1-of-2.json").to_str().unwrap().to_string();
+    refuse(&[two[0].clone(), text_shard], "(the scenario files' texts differ)");
     // Claimed runs of 5: both shards hold fewer replications than theirs.
     let unfinished = edited(&two, &tmp.path().join("unfinished"), &|d| d["replications"] = 5.into());
     refuse(&unfinished, "unfinished");
