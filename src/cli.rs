@@ -705,7 +705,7 @@ fn write_outputs(
 
 /// The line under a table that lists the files written: `  wrote a.csv, a.json and a.svg`
 /// and a blank line.
-fn wrote_line(paths: &[std::path::PathBuf]) -> String {
+pub(crate) fn wrote_line(paths: &[std::path::PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     match names.split_last() {
         Some((last, [])) => format!("  wrote {last}\n"),

@@ -193,8 +193,11 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         };
         stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
         if args.format == Format::Table {
-            let plot = if svg.is_some() { format!(" and {}", svg_path.display()) } else { String::new() };
-            writeln!(stdout, "  wrote {} and {}{plot}\n", csv_path.display(), json_path.display())?;
+            let mut written = vec![csv_path.clone(), json_path.clone()];
+            if svg.is_some() {
+                written.push(svg_path.clone());
+            }
+            writeln!(stdout, "{}", super::wrote_line(&written))?;
         }
     }
     Ok(())

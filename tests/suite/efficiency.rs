@@ -798,3 +798,18 @@ fn the_table_names_the_machine() {
         "{table}"
     );
 }
+
+/// The line under the table lists the files written as `run` does: `a, b and c`.
+#[test]
+fn the_wrote_line_reads_as_runs() {
+    let (o, tmp) = efficiency(&["scenarios/small-schedule.toml", "--reps", "4", "--plot"]);
+    let table = ok(&o);
+    let out = tmp.path().join("out");
+    let want = format!(
+        "  wrote {}, {} and {}\n\n",
+        out.join("small-schedule.csv").display(),
+        out.join("small-schedule.json").display(),
+        out.join("small-schedule-efficiency.svg").display()
+    );
+    assert!(table.ends_with(&want), "{table}");
+}
