@@ -1073,7 +1073,7 @@ fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Resu
     if !ok || v > scenario::MAX_JOB_DURATION_S {
         let range = if strictly_positive { "> 0" } else { "≥ 0" };
         return Err(usage(format!(
-            "--{flag} {text}: accepted is a duration {range}, at most {:e} s",
+            "--{flag}: \"{text}\" is out of range: accepted is a duration {range}, at most {:e} s",
             scenario::MAX_JOB_DURATION_S
         )));
     }
@@ -1089,8 +1089,8 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             // 1e-320 s), so M is at least the smallest normal number.
             if mtbf_s < f64::MIN_POSITIVE {
                 return Err(usage(format!(
-                    "--mtbf {m}: accepted is a duration > 0 whose inverse (the failure rate) is finite: at least \
-                     2.2e-308 s (the smallest normal floating-point number)"
+                    "--mtbf: \"{m}\" is out of range: accepted is a duration > 0 whose inverse (the failure rate) is \
+                     finite: at least 2.2e-308 s (the smallest normal floating-point number)"
                 )));
             }
             mtbf_s
@@ -1099,7 +1099,7 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             let mtbf_s = 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?;
             if mtbf_s > scenario::MAX_JOB_DURATION_S {
                 return Err(usage(format!(
-                    "--rate {r}: accepted is a rate whose MTBF 1/λ is at most {:e} s (here {} s)",
+                    "--rate: \"{r}\" is out of range: accepted is a rate whose MTBF 1/λ is at most {:e} s (here {} s)",
                     scenario::MAX_JOB_DURATION_S,
                     scenario::shown_number(mtbf_s)
                 )));

@@ -664,7 +664,7 @@ fn formulas_negative_values_as_separate_arguments() {
         }
         let (code, stderr, _) = outcome(&args, false);
         assert_eq!(code, Some(2), "{flag}: {stderr}");
-        assert!(stderr.contains(&format!("{flag} -5s")) && stderr.contains(range), "{flag}: {stderr}");
+        assert!(stderr.contains(&format!("{flag}: \"-5s\"")) && stderr.contains(range), "{flag}: {stderr}");
     }
 }
 
@@ -1030,7 +1030,7 @@ fn formulas_durations_beyond_the_closed_forms() {
         }
         let (code, stderr, _) = outcome(&args, false);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(&format!("{flag} {value}")) && stderr.contains(range), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("{flag}: \"{value}\"")) && stderr.contains(range), "{args:?}: {stderr}");
     }
 }
 

@@ -111,3 +111,25 @@ fn finite_work_columns_and_the_job_mtbf_are_explained() {
     let help = String::from_utf8(ckptsim(&["formulas", "--help"]).stdout).unwrap();
     assert!(help.contains("of the whole job, not of one node"), "{help}");
 }
+
+/// `formulas`' errors put the flag first and the value in quotes, as for a scenario's keys:
+/// a value out of range and one that does not parse read alike.
+#[test]
+fn flag_errors_read_alike() {
+    for (args, want) in [
+        (
+            ["--checkpoint", "-3min", "--mtbf", "5h"],
+            "--checkpoint: \"-3min\" is out of range: accepted is a duration ≥ 0",
+        ),
+        (["--checkpoint", "3min", "--mtbf", "0h"], "--mtbf: \"0h\" is out of range: accepted is a duration > 0"),
+        (["--checkpoint", "3min", "--rate", "1e-200/s"], "--rate: \"1e-200/s\" is out of range: accepted is a rate"),
+        (["--checkpoint", "3min", "--mtbf", "5hours"], "--mtbf: \"5hours\": unknown unit"),
+    ] {
+        let mut all = vec!["formulas"];
+        all.extend_from_slice(&args);
+        let o = ckptsim(&all);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+}
