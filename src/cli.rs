@@ -279,13 +279,25 @@ pub struct FormulasArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub checkpoint: String,
     /// The job's MTBF M, with a unit ("3.1h"): of the whole job, not of one node (n nodes that
-    /// each fail every m hours give M = m/n); or give --rate.
-    #[arg(long, required_unless_present = "rate", conflicts_with = "rate", allow_hyphen_values = true)]
+    /// each fail every m hours give M = m/n); or give --rate, or --node-mtbf and --nodes.
+    #[arg(
+        long,
+        required_unless_present_any = ["rate", "node_mtbf"],
+        conflicts_with_all = ["rate", "node_mtbf"],
+        allow_hyphen_values = true
+    )]
     pub mtbf: Option<String>,
     /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h"): of the whole
     /// job (n nodes that each fail at rate r give λ = n·r).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, conflicts_with = "node_mtbf", allow_hyphen_values = true)]
     pub rate: Option<String>,
+    /// One node's MTBF, with a unit ("5 y"), with --nodes: the job's MTBF is node-mtbf / nodes
+    /// (independent exponential nodes).
+    #[arg(long, requires = "nodes", allow_hyphen_values = true)]
+    pub node_mtbf: Option<String>,
+    /// The nodes the job runs on, with --node-mtbf (an integer ≥ 1).
+    #[arg(long, requires = "node_mtbf")]
+    pub nodes: Option<u64>,
     /// Restart cost R: reading the last checkpoint back and rejoining.
     #[arg(long, default_value = "0 s", allow_hyphen_values = true)]
     pub restart: String,
@@ -1095,7 +1107,7 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             }
             mtbf_s
         }
-        (None, Some(r)) => {
+        (None, Some(r)) if args.node_mtbf.is_none() => {
             let mtbf_s = 1.0 / parse_rate_per_s(r).map_err(|e| usage(format!("--rate: {e}")))?;
             if mtbf_s > scenario::MAX_JOB_DURATION_S {
                 return Err(usage(format!(
@@ -1106,7 +1118,23 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             }
             mtbf_s
         }
-        (None, None) => unreachable!("clap requires --mtbf or --rate"),
+        (None, _) => {
+            let (node, nodes) = match (&args.node_mtbf, args.nodes) {
+                (Some(node), Some(nodes)) => (node, nodes),
+                _ => unreachable!("clap requires --mtbf, --rate, or --node-mtbf with --nodes"),
+            };
+            if nodes == 0 {
+                return Err(usage("--nodes: \"0\" is out of range: accepted is an integer ≥ 1".to_string()));
+            }
+            let mtbf_s = duration_arg("node-mtbf", node, true)? / nodes as f64;
+            if mtbf_s < f64::MIN_POSITIVE {
+                return Err(usage(format!(
+                    "--node-mtbf: \"{node}\" over {nodes} nodes gives a job MTBF below 2.2e-308 s (the smallest normal \
+                     floating-point number): accepted is a job MTBF whose inverse (the failure rate) is finite"
+                )));
+            }
+            mtbf_s
+        }
     };
     let job = Job {
         work_s: match &args.work {

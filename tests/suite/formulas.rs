@@ -133,3 +133,27 @@ fn flag_errors_read_alike() {
         assert!(stderr.contains(want), "{args:?}: {stderr}");
     }
 }
+
+/// `--node-mtbf m --nodes n` is `--mtbf m/n` (independent exponential nodes), to the byte;
+/// each needs the other, neither goes with `--mtbf` or `--rate`, and 0 nodes is refused.
+#[test]
+fn node_mtbf_and_nodes_give_the_job_mtbf() {
+    let by_node =
+        ckptsim(&["formulas", "--checkpoint", "3min", "--node-mtbf", "5y", "--nodes", "10000", "--restart", "10min"]);
+    let by_job = ckptsim(&["formulas", "--checkpoint", "3min", "--mtbf", "15768s", "--restart", "10min"]);
+    assert!(by_node.status.success(), "{}", String::from_utf8_lossy(&by_node.stderr));
+    assert_eq!(by_node.stdout, by_job.stdout);
+    for args in [
+        vec!["--node-mtbf", "5y"],
+        vec!["--nodes", "4"],
+        vec!["--node-mtbf", "5y", "--nodes", "4", "--mtbf", "3h"],
+        vec!["--node-mtbf", "5y", "--nodes", "4", "--rate", "0.1/h"],
+        vec!["--node-mtbf", "5y", "--nodes", "0"],
+        vec!["--node-mtbf", "-5y", "--nodes", "2"],
+    ] {
+        let mut all = vec!["formulas", "--checkpoint", "3min"];
+        all.extend_from_slice(&args);
+        let o = ckptsim(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
