@@ -725,18 +725,10 @@ pub fn optimum_cases_svg(
         } else {
             (v, String::new())
         };
-        // Three significant digits: tick values fall between round numbers on a log scale.
-        let digits = if value.abs() >= 100.0 {
-            0
-        } else if value.abs() >= 10.0 {
-            1
-        } else {
-            2
-        };
-        format!("{value:.digits$}{unit}")
+        format!("{}{unit}", plot::tick_label(value))
     };
     let desc = if span > 10.0 { format!("{key} (log scale)") } else { key.clone() };
-    let x = plot::Axis { desc: &desc, map, label: &label };
+    let x = plot::Axis { desc: &desc, map, label: &label, log: span > 10.0 };
     let title = format!("{}: best interval by {key}", scenario.name);
     let legend = plot::emptiest_corner(&curves, map);
     Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &[]).map_err(Error::Usage))

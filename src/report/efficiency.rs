@@ -332,9 +332,9 @@ impl<'a> EfficiencyReport<'a> {
         }
         let curves: Vec<plot::Curve> = curves.into_iter().map(|(c, _)| c).collect();
         let map = move |x: f64| if log { (x / unit).log10() } else { x / unit };
-        let label = move |v: f64| short_number(if log { 10f64.powf(v) } else { v });
+        let label = move |v: f64| plot::tick_label(if log { 10f64.powf(v) } else { v });
         let desc = if log { format!("{desc}, log scale") } else { desc.to_string() };
-        let axis = plot::Axis { desc: &desc, map: &map, label: &label };
+        let axis = plot::Axis { desc: &desc, map: &map, label: &label, log };
         let title = format!("{}: machine efficiency (dashed: closed form)", sc.name);
         let legend = plot::emptiest_corner(&curves, &map);
         let svg =
@@ -387,22 +387,6 @@ fn with_x(key: &str, p: &EfficiencyPoint, x: f64) -> EfficiencyPoint {
         _ => {}
     }
     q
-}
-
-/// A tick label: 3 significant digits, scientific below 0.01 and from 10⁵.
-fn short_number(x: f64) -> String {
-    let a = x.abs();
-    if a != 0.0 && !(0.01..1e5).contains(&a) {
-        format!("{x:.2e}")
-    } else if a >= 100.0 {
-        format!("{x:.0}")
-    } else if a >= 10.0 {
-        format!("{x:.1}")
-    } else if a >= 1.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.3}")
-    }
 }
 
 fn cell(v: &Value) -> String {

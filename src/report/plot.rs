@@ -1,6 +1,8 @@
 //! SVG plots (plotters' SVG backend, no system library): overhead against interval with its
 //! 95% band, the closed form and the formulas' intervals marked; the wall-time distribution.
 
+use plotters::coord::ranged1d::{BoldPoints, KeyPointHint, LightPoints, NoDefaultFormatting, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// One curve of overhead against interval.
@@ -41,19 +43,13 @@ pub fn caption_size(title: &str) -> f64 {
 /// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
 /// its closed form; vertical lines at the `markers` (name, interval s).
 pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) -> Result<String, String> {
-    let minutes = |v: f64| {
-        let m = 10f64.powf(v);
-        if m >= 100.0 {
-            format!("{m:.0}")
-        } else if m >= 10.0 {
-            format!("{m:.1}")
-        } else {
-            format!("{m:.2}")
-        }
+    // x is log10(interval in minutes) on a linear axis, ticked at round minutes.
+    let x = Axis {
+        desc: "checkpoint interval (min, log scale)",
+        map: &|s| (s / 60.0).log10(),
+        label: &|v| tick_label(10f64.powf(v)),
+        log: true,
     };
-    // x is log10(interval in minutes) on a linear axis, labelled in minutes: readable
-    // ticks at any span, where a log axis labels only whole decades.
-    let x = Axis { desc: "checkpoint interval (min, log scale)", map: &|s| (s / 60.0).log10(), label: &minutes };
     curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, markers)
 }
 
@@ -66,6 +62,127 @@ pub struct Axis<'a> {
     pub map: &'a dyn Fn(f64) -> f64,
     /// Plotted coordinate → tick label.
     pub label: &'a dyn Fn(f64) -> String,
+    /// Whether the plotted coordinate is log10 of the number the tick labels show: the ticks
+    /// then stand at round values ([`log_ticks`]), where plotters' round steps of the
+    /// logarithm (10^0.2 apart) were labelled 2.51, 3.98, 6.31 and read as data.
+    pub log: bool,
+}
+
+/// A linear f64 axis with given ticks (labelled) and grid lines: plotters' `WithKeyPoints`
+/// over an f64 range has no label formatter, so the mesh would not build.
+struct Ticked {
+    inner: RangedCoordf64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() { self.light.clone() } else { self.bold.clone() }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> std::ops::Range<i32> {
+        self.inner.axis_pixel_range(limit)
+    }
+}
+
+impl ValueFormatter<f64> for Ticked {
+    fn format(value: &f64) -> String {
+        tick_label(*value)
+    }
+}
+
+/// `x` to at most three significant digits, without trailing zeros: 0.25, 0.5, 2, 15.8, 251;
+/// whole numbers from 100 up, exponent form below 0.001 and from 10⁶ up.
+pub fn tick_label(x: f64) -> String {
+    fn trim(s: &str) -> &str {
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s }
+    }
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() {
+        return format!("{}", if a == 0.0 { 0.0 } else { x });
+    }
+    if !(1e-3..1e6).contains(&a) {
+        let s = format!("{x:.2e}");
+        let (m, e) = s.split_once('e').expect("exponent form");
+        return format!("{}e{e}", trim(m));
+    }
+    let digits = (2 - a.log10().floor() as i32).max(0) as usize;
+    trim(&format!("{x:.digits$}")).to_string()
+}
+
+/// Mantissas of the round values per decade, coarsest first.
+const MANTISSAS: [&[f64]; 4] =
+    [&[1.0], &[1.0, 2.0, 5.0], &[1.0, 2.0, 3.0, 5.0], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]];
+
+/// The values m·10^k (m in `mantissas`) within lo..=hi.
+fn decade_values(lo: f64, hi: f64, mantissas: &[f64]) -> Vec<f64> {
+    let tol = 1e-9;
+    let mut out = vec![];
+    for k in lo.log10().floor() as i32..=hi.log10().ceil() as i32 {
+        for m in mantissas {
+            // 10^k as a division for negative k: 0.5 rather than 5 × 0.1 = 0.5000000000000001.
+            let v = if k < 0 { m / 10f64.powi(-k) } else { m * 10f64.powi(k) };
+            if v >= lo * (1.0 - tol) && v <= hi * (1.0 + tol) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The ticks of a log axis over lo..hi (both > 0, in the values the labels show) whose points
+/// stand at `values`, as (labelled, grid-only): the values themselves when there are at most
+/// eight, each round to three significant digits and not crowded (a sweep over factors 0.25,
+/// 0.5, 1, 2, 4); else the coarsest of 1, 1-2-5, 1-2-3-5 and 1–9 multiples per decade that
+/// gives four ticks; else, on a span too narrow for those, round linear steps.
+pub fn log_ticks(lo: f64, hi: f64, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let span = (hi / lo).log10();
+    let mut vs: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v >= lo && *v <= hi).collect();
+    vs.sort_by(f64::total_cmp);
+    vs.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
+    let round = |v: &f64| {
+        let p = 10f64.powi(v.log10().floor() as i32 - 2);
+        ((v / p).round() * p - v).abs() <= 1e-9 * v
+    };
+    let apart = vs.windows(2).all(|w| (w[1] / w[0]).log10() >= span / 15.0);
+    let grid = |bold: &[f64]| -> Vec<f64> {
+        if span < 0.3 {
+            return vec![];
+        }
+        decade_values(lo, hi, MANTISSAS[3])
+            .into_iter()
+            .filter(|v| bold.iter().all(|b| (v / b).log10().abs() > span / 200.0))
+            .collect()
+    };
+    if (1..=8).contains(&vs.len()) && vs.iter().all(round) && apart {
+        let light = grid(&vs);
+        return (vs, light);
+    }
+    for m in MANTISSAS {
+        let bold = decade_values(lo, hi, m);
+        if bold.len() >= 4 {
+            let light = grid(&bold);
+            return (bold, light);
+        }
+    }
+    // Less than a factor of about 1.5: linear steps of 1, 2, 2.5 or 5 × 10^k, about five of them.
+    let raw = (hi - lo) / 5.0;
+    let p = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p);
+    let bold = ((lo / step).ceil() as i64..=(hi / step).floor() as i64).map(|i| i as f64 * step).collect();
+    (bold, vec![])
 }
 
 /// Curves of a figure against `x` (each point (x, mean, 95% low, 95% high) in data values),
@@ -106,39 +223,24 @@ pub fn curves_svg(
         }
         let pad = 0.05 * (y_hi - y_lo).max(1e-9);
         let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
+        // The x ticks: round values on a log axis, plotters' own on a linear one.
+        let (bold, light) = if x.log {
+            let shown: Vec<f64> = curves.iter().flat_map(|c| c.points.iter().map(|p| 10f64.powf(lx(p.0)))).collect();
+            let (bold, light) = log_ticks(10f64.powf(x_lo), 10f64.powf(x_hi), &shown);
+            (bold.iter().map(|v| v.log10()).collect(), light.iter().map(|v| v.log10()).collect())
+        } else {
+            let linear = RangedCoordf64::from(x_lo..x_hi);
+            (linear.key_points(BoldPoints(11)), linear.key_points(LightPoints::new(11, 110)))
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", caption_size(title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(x_lo..x_hi, y_bottom..y_hi + pad)
+            .build_cartesian_2d(Ticked { inner: (x_lo..x_hi).into(), bold, light }, y_bottom..y_hi + pad)
             .map_err(plot_error)?;
         let label = |v: &f64| (x.label)(*v);
         chart.configure_mesh().x_label_formatter(&label).x_desc(x.desc).y_desc(y_desc).draw().map_err(plot_error)?;
-        for (i, c) in curves.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let band: Vec<(f64, f64)> =
-                c.points.iter().map(|p| (lx(p.0), p.3)).chain(c.points.iter().rev().map(|p| (lx(p.0), p.2))).collect();
-            chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2)))).map_err(plot_error)?;
-            chart
-                .draw_series(LineSeries::new(c.points.iter().map(|p| (lx(p.0), p.1)), color.stroke_width(2)))
-                .map_err(plot_error)?
-                .label(c.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-            chart
-                .draw_series(c.points.iter().map(|p| Circle::new((lx(p.0), p.1), 3, color.filled())))
-                .map_err(plot_error)?;
-            if !c.model.is_empty() {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        c.model.iter().map(|m| (lx(m.0), m.1)),
-                        6,
-                        4,
-                        color.stroke_width(1),
-                    ))
-                    .map_err(plot_error)?;
-            }
-        }
         for (i, (name, t)) in markers.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).enumerate() {
             let x = lx(*t);
             let grey = RGBColor(90, 90, 90);

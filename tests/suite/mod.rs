@@ -12,6 +12,7 @@ mod failure_laws;
 mod formulas;
 mod fuzz;
 mod optimize;
+mod plots;
 mod replay;
 mod results;
 mod shards;

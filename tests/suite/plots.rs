@@ -1,0 +1,92 @@
+//! The SVG plots read right: log axes ticked at round values.
+
+use ckptsim::report::plot::{self, Axis, Curve};
+use plotters::prelude::SeriesLabelPosition;
+
+/// The text elements of `svg` as (x, y, text-anchor, text).
+fn texts(svg: &str) -> Vec<(f64, f64, String, String)> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text") && n.attribute("transform").is_none())
+        .map(|n| {
+            let num = |a: &str| n.attribute(a).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
+            let text = n.text().unwrap_or("").trim().to_string();
+            (num("x"), num("y"), n.attribute("text-anchor").unwrap_or("").to_string(), text)
+        })
+        .collect()
+}
+
+/// The x axis's tick labels: centred text below the plot area (the title is centred at the top,
+/// the axis title sits lower and is not a number).
+fn x_ticks(svg: &str) -> Vec<String> {
+    texts(svg)
+        .into_iter()
+        .filter(|t| {
+            t.2 == "middle"
+                && t.1 > 100.0
+                && t.3.trim_end_matches(|c: char| c.is_alphabetic()).trim().parse::<f64>().is_ok()
+        })
+        .map(|t| t.3)
+        .collect()
+}
+
+#[test]
+fn tick_labels_have_three_significant_digits_and_no_trailing_zeros() {
+    for (x, want) in [
+        (0.25, "0.25"),
+        (0.5, "0.5"),
+        (0.501_187, "0.501"),
+        (2.0, "2"),
+        (4.0, "4"),
+        (15.848_9, "15.8"),
+        (100.0, "100"),
+        (251.19, "251"),
+        (1500.0, "1500"),
+        (0.0, "0"),
+        (1.25e-4, "1.25e-4"),
+        (2e6, "2e6"),
+        (-0.3, "-0.3"),
+    ] {
+        assert_eq!(plot::tick_label(x), want, "{x}");
+    }
+}
+
+/// A sweep over factors 0.25 … 4 on a log axis is ticked at the factors themselves, where
+/// plotters' steps of 10^0.2 were labelled 0.251, 0.398, 0.631, 1.58, 2.51, 3.98.
+#[test]
+fn a_log_axis_is_ticked_at_the_swept_values_when_they_are_few_and_round() {
+    let points = [0.25, 0.5, 1.0, 2.0, 4.0].map(|f| (f, 0.8, 0.79, 0.81)).to_vec();
+    let curve = Curve { label: "simulated".into(), points, model: vec![] };
+    let x = Axis {
+        desc: "factor, log scale",
+        map: &|v: f64| v.log10(),
+        label: &|v| plot::tick_label(10f64.powf(v)),
+        log: true,
+    };
+    let svg = plot::curves_svg("t", &x, "e", false, SeriesLabelPosition::UpperLeft, &[curve], &[]).expect("a plot");
+    assert_eq!(x_ticks(&svg), ["0.25", "0.5", "1", "2", "4"]);
+}
+
+/// Intervals that are not round (factors of Young's interval) get 1-2-5 ticks per decade.
+#[test]
+fn a_log_axis_is_ticked_at_1_2_5_multiples_otherwise() {
+    // Minutes 2.7 … 43.6, as in young-daly's sweep for a 20 s checkpoint, and further out.
+    let young_s = 654.3;
+    let points = [0.25, 0.5, 1.0, 2.0, 4.0, 16.0, 64.0].map(|f| (f * young_s, 0.2, 0.19, 0.21)).to_vec();
+    let curve = Curve { label: "simulated".into(), points, model: vec![] };
+    let svg = plot::overhead_svg("t", &[curve], &[]).expect("a plot");
+    let ticks = x_ticks(&svg);
+    assert!(ticks.len() >= 4, "{ticks:?}");
+    for t in &ticks {
+        let v: f64 = t.parse().unwrap();
+        let mantissa = v / 10f64.powf(v.log10().floor());
+        assert!([1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9), "tick {t} of {ticks:?}");
+    }
+    // The narrow span of one optimize plot: still round values, a few of them.
+    let points = [62.0, 100.0, 150.0, 350.0].map(|m| (m * 60.0, 0.03, 0.029, 0.031)).to_vec();
+    let curve = Curve { label: "simulated".into(), points: points.clone(), model: vec![] };
+    let svg = plot::overhead_svg("t", &[curve], &[]).expect("a plot");
+    let ticks = x_ticks(&svg);
+    assert!(ticks.len() >= 4, "{ticks:?}");
+    assert!(ticks.iter().all(|t| t.parse::<f64>().unwrap().fract() == 0.0 && t.len() <= 3), "{ticks:?}");
+}
