@@ -308,21 +308,20 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
         root.fill(&WHITE).map_err(plot_error)?;
         let x_lo = bins.first().map_or(0.0, |b| b.0) / 3600.0;
         let x_hi = bins.last().map_or(1.0, |b| b.1) / 3600.0;
-        let y_hi = bins.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.1;
+        // Counts on an integer axis: whole-number ticks (an f64 one labelled them 40.0, 35.0).
+        let y_hi = (bins.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.1).ceil() as u64;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", caption_size(title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1e-9), 0.0..y_hi.max(1.0))
+            .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1e-9), 0..y_hi.max(1))
             .map_err(plot_error)?;
         chart.configure_mesh().x_desc("wall time (h)").y_desc("replications").draw().map_err(plot_error)?;
         let color = PALETTE[0];
         chart
             .draw_series(
-                bins.iter().map(|b| {
-                    Rectangle::new([(b.0 / 3600.0, 0.0), (b.1 / 3600.0, b.2 as f64)], color.mix(0.6).filled())
-                }),
+                bins.iter().map(|b| Rectangle::new([(b.0 / 3600.0, 0), (b.1 / 3600.0, b.2)], color.mix(0.6).filled())),
             )
             .map_err(plot_error)?;
         root.present().map_err(plot_error)?;

@@ -1,4 +1,4 @@
-//! The SVG plots read right: log axes ticked at round values.
+//! The SVG plots read right: log axes ticked at round values, whole-number counts.
 
 use ckptsim::report::plot::{self, Axis, Curve};
 use plotters::prelude::SeriesLabelPosition;
@@ -28,6 +28,11 @@ fn x_ticks(svg: &str) -> Vec<String> {
         })
         .map(|t| t.3)
         .collect()
+}
+
+/// The y axis's tick labels: right-aligned text.
+fn y_ticks(svg: &str) -> Vec<String> {
+    texts(svg).into_iter().filter(|t| t.2 == "end").map(|t| t.3).collect()
 }
 
 #[test]
@@ -89,4 +94,22 @@ fn a_log_axis_is_ticked_at_1_2_5_multiples_otherwise() {
     let ticks = x_ticks(&svg);
     assert!(ticks.len() >= 4, "{ticks:?}");
     assert!(ticks.iter().all(|t| t.parse::<f64>().unwrap().fract() == 0.0 && t.len() <= 3), "{ticks:?}");
+}
+
+/// The histogram's counts are whole numbers, distinct even when they are small.
+#[test]
+fn wall_time_counts_are_integers() {
+    for top in [3, 40, 1400] {
+        let bins: Vec<(f64, f64, u64)> =
+            (0..10).map(|i| (3600.0 * (60.0 + i as f64), 3600.0 * (61.0 + i as f64), (i * top / 9) as u64)).collect();
+        let svg = plot::wall_svg("t", &bins).expect("a plot");
+        let ticks = y_ticks(&svg);
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        for t in &ticks {
+            assert!(t.parse::<u64>().is_ok(), "count label {t} of {ticks:?}");
+        }
+        let mut distinct = ticks.clone();
+        distinct.dedup();
+        assert_eq!(distinct, ticks);
+    }
 }
