@@ -147,6 +147,8 @@ impl<'a> Report<'a> {
             .collect();
         if !interval_axes.is_empty() {
             let mut curves: Vec<plot::Curve> = vec![];
+            // Per curve: a point to vary for the closed form, and whether each of its points has one.
+            let mut bases: Vec<(&Point, bool)> = vec![];
             for (i, p, s) in self.rows() {
                 let label: Vec<String> = (0..self.scenario.axes.len())
                     .filter(|a| !interval_axes.contains(a))
@@ -161,16 +163,30 @@ impl<'a> Report<'a> {
                     Some(idx) => idx,
                     None => {
                         curves.push(plot::Curve { label, points: vec![], model: vec![] });
+                        bases.push((p, true));
                         curves.len() - 1
                     }
                 };
                 curves[idx].points.push((p.interval_s, o.mean, o.ci_low(), o.ci_high()));
-                if let Some((_, v)) = self.models[i] {
-                    curves[idx].model.push((p.interval_s, v));
+                match self.models[i] {
+                    Some((_, v)) => curves[idx].model.push((p.interval_s, v)),
+                    None => bases[idx].1 = false,
                 }
             }
-            for c in &mut curves {
+            for (c, (base, complete)) in curves.iter_mut().zip(bases) {
                 c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // The closed form on a fine grid between the swept intervals as well, where every
+                // point of the curve has one (the points differ only in the interval): through
+                // the simulated points alone, the dashed line lay hidden under the solid one.
+                let (lo, hi) = (c.points[0].0, c.points[c.points.len() - 1].0);
+                if complete && hi > lo {
+                    let grid = (1..OVERHEAD_MODEL_GRID).filter_map(|i| {
+                        let t = lo * (hi / lo).powf(i as f64 / OVERHEAD_MODEL_GRID as f64);
+                        let q = Point { interval_s: t, ..base.clone() };
+                        model_overhead(&q).map(|(_, v)| (t, v))
+                    });
+                    c.model.extend(grid.collect::<Vec<_>>());
+                }
                 c.model.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
             let first = &self.scenario.points[0];
@@ -900,6 +916,10 @@ pub fn optimum_csv(o: &crate::optimize::Optimum) -> String {
     }
     out
 }
+
+/// Intervals of the log-spaced grid between a curve's first and last swept interval on which
+/// the overhead plot evaluates the closed form.
+const OVERHEAD_MODEL_GRID: usize = 48;
 
 /// Bins of the wall-time histogram plot.
 const WALL_BINS: usize = 50;

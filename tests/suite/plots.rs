@@ -1,7 +1,10 @@
-//! The SVG plots read right: log axes ticked at round values, whole-number counts.
+//! The SVG plots read right: log axes ticked at round values, whole-number counts, the closed
+//! form drawn between the simulated points.
 
+use super::ckptsim;
 use ckptsim::report::plot::{self, Axis, Curve};
 use plotters::prelude::SeriesLabelPosition;
+use std::fs;
 
 /// The text elements of `svg` as (x, y, text-anchor, text).
 fn texts(svg: &str) -> Vec<(f64, f64, String, String)> {
@@ -112,4 +115,47 @@ fn wall_time_counts_are_integers() {
         distinct.dedup();
         assert_eq!(distinct, ticks);
     }
+}
+
+/// The overhead plot draws the closed form between the swept intervals: with only factors
+/// 0.25 and 4 swept, the dashed curve dips far below the chord through the two simulated
+/// points (it was that chord, hidden under the solid line).
+#[test]
+fn the_overhead_plot_draws_the_closed_form_between_the_swept_intervals() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toml = tmp.path().join("two.toml");
+    let text = fs::read_to_string(super::root("scenarios/young-daly.toml")).unwrap();
+    let text = text.split("[sweep]").next().unwrap().to_string() + "[sweep]\n\"policy.factor\" = [0.25, 4]\n";
+    fs::write(&toml, text.replace("name = \"young-daly\"", "name = \"two\"")).unwrap();
+    let o = ckptsim(&["run", toml.to_str().unwrap(), "--reps", "200", "--plot", "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(tmp.path().join("two-overhead.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let blue = "#1F77B4";
+    let circles: Vec<(f64, f64)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some(blue))
+        .map(|n| (n.attribute("cx").unwrap().parse().unwrap(), n.attribute("cy").unwrap().parse().unwrap()))
+        .collect();
+    assert_eq!(circles.len(), 2, "{circles:?}");
+    let ((x0, y0), (x1, y1)) = (circles[0], circles[1]);
+    let chord = |x: f64| y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    // The dashes: thin polylines in the curve's colour; SVG y grows downwards.
+    let dip = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(blue))
+        .filter(|n| n.attribute("stroke-width") == Some("1"))
+        .flat_map(|n| {
+            n.attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap())
+                })
+                .collect::<Vec<_>>()
+        })
+        .map(|(x, y)| y - chord(x))
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(dip > 50.0, "the closed form runs {dip} px below the chord at most");
 }
