@@ -202,7 +202,11 @@ impl<'a> Report<'a> {
             // Every interval infinite (`policy.interval = "none"` under a factor sweep): no curve.
             if !curves.is_empty() {
                 let title = format!("{}: overhead (dashed: closed form)", self.scenario.name);
-                out.push(("overhead", plot::overhead_svg(&title, &curves, &markers).map_err(Error::Usage)?));
+                out.push((
+                    "overhead",
+                    plot::overhead_svg(&title, &curves, &plot::Marks { lines: &markers, range: None })
+                        .map_err(Error::Usage)?,
+                ));
             }
         }
         let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
@@ -747,7 +751,10 @@ pub fn optimum_cases_svg(
     let x = plot::Axis { desc: &desc, map, label: &label, log: span > 10.0 };
     let title = format!("{}: best interval by {key}", scenario.name);
     let legend = plot::emptiest_corner(&curves, map);
-    Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &[]).map_err(Error::Usage))
+    Some(
+        plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &plot::Marks::default())
+            .map_err(Error::Usage),
+    )
 }
 
 /// One search as Markdown, ready to paste: a line with the best interval, its range and the
@@ -928,7 +935,7 @@ const WALL_BINS: usize = 50;
 const OPTIMUM_PLOT_SPAN: f64 = 2.5;
 
 /// The plot of `optimize` for `point` (titled `heading`): the paired curve with its band, the
-/// formulas and the best interval marked.
+/// formulas and the best interval marked, the intervals not significantly worse shaded.
 pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -> Result<String> {
     let curve = plot::Curve {
         label: format!("simulated, {} replications each", o.replications),
@@ -946,7 +953,8 @@ pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -
     let mut markers: Vec<(String, f64)> = o.formulas.iter().map(|f| (f.name.to_string(), f.interval_s)).collect();
     markers.push(("best".into(), o.best_interval_s));
     let title = format!("{heading}: {}", point.failures.describe());
-    plot::overhead_svg(&title, &[curve], &markers).map_err(Error::Usage)
+    let range = Some(("not significantly worse than the best", o.interval_ci_low_s, o.interval_ci_high_s));
+    plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range }).map_err(Error::Usage)
 }
 
 /// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`).

@@ -337,8 +337,8 @@ impl<'a> EfficiencyReport<'a> {
         let axis = plot::Axis { desc: &desc, map: &map, label: &label, log };
         let title = format!("{}: machine efficiency (dashed: closed form)", sc.name);
         let legend = plot::emptiest_corner(&curves, &map);
-        let svg =
-            plot::curves_svg(&title, &axis, "e = 1 − ΣL/ΣU", false, legend, &curves, &[]).map_err(Error::Usage)?;
+        let svg = plot::curves_svg(&title, &axis, "e = 1 − ΣL/ΣU", false, legend, &curves, &plot::Marks::default())
+            .map_err(Error::Usage)?;
         Ok(Some(svg))
     }
 }

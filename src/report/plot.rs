@@ -41,8 +41,8 @@ pub fn caption_size(title: &str) -> f64 {
 }
 
 /// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
-/// its closed form; vertical lines at the `markers` (name, interval s).
-pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) -> Result<String, String> {
+/// its closed form; the `marks` at intervals in seconds.
+pub fn overhead_svg(title: &str, curves: &[Curve], marks: &Marks) -> Result<String, String> {
     // x is log10(interval in minutes) on a linear axis, ticked at round minutes.
     let x = Axis {
         desc: "checkpoint interval (min, log scale)",
@@ -50,7 +50,18 @@ pub fn overhead_svg(title: &str, curves: &[Curve], markers: &[(String, f64)]) ->
         label: &|v| tick_label(10f64.powf(v)),
         log: true,
     };
-    curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, markers)
+    curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, marks)
+}
+
+/// What a figure marks on its x axis: dashed vertical lines at `lines` (name, x), and a shaded
+/// range (legend text, x low, x high), such as the intervals not significantly worse than
+/// `optimize`'s best.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Marks<'a> {
+    /// (name, x) of each dashed line.
+    pub lines: &'a [(String, f64)],
+    /// (legend text, low x, high x) of the shaded range.
+    pub range: Option<(&'a str, f64, f64)>,
 }
 
 /// The x axis of [`curves_svg`]: its description, the map from a data value to the plotted
@@ -186,8 +197,8 @@ pub fn log_ticks(lo: f64, hi: f64, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Curves of a figure against `x` (each point (x, mean, 95% low, 95% high) in data values),
-/// each with its 95% band and, dashed, its closed form; vertical lines at the `markers`
-/// (name, x). The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`; the
+/// each with its 95% band and, dashed, its closed form; the dashed lines and the shaded range
+/// of `marks`. The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`; the
 /// legend stands at `legend` ([`emptiest_corner`] finds a free one). An error when no point
 /// has finite coordinates (no curve, or none with points).
 pub fn curves_svg(
@@ -197,7 +208,7 @@ pub fn curves_svg(
     y_floor_zero: bool,
     legend: SeriesLabelPosition,
     curves: &[Curve],
-    markers: &[(String, f64)],
+    marks: &Marks,
 ) -> Result<String, String> {
     let mut svg = String::new();
     {
@@ -241,20 +252,83 @@ pub fn curves_svg(
             .map_err(plot_error)?;
         let label = |v: &f64| (x.label)(*v);
         chart.configure_mesh().x_label_formatter(&label).x_desc(x.desc).y_desc(y_desc).draw().map_err(plot_error)?;
-        for (i, (name, t)) in markers.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).enumerate() {
-            let x = lx(*t);
-            let grey = RGBColor(90, 90, 90);
+        let grey = RGBColor(90, 90, 90);
+        if let Some((text, lo, hi)) = marks.range {
+            let (lo, hi) = (lx(lo).max(x_lo), lx(hi).min(x_hi));
+            if lo <= hi {
+                let shade = grey.mix(0.15).filled();
+                chart
+                    .draw_series(std::iter::once(Rectangle::new([(lo, y_bottom), (hi, y_hi + pad)], shade)))
+                    .map_err(plot_error)?
+                    .label(text)
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade));
+            }
+        }
+        for (i, c) in curves.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let band: Vec<(f64, f64)> =
+                c.points.iter().map(|p| (lx(p.0), p.3)).chain(c.points.iter().rev().map(|p| (lx(p.0), p.2))).collect();
+            chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2)))).map_err(plot_error)?;
             chart
-                .draw_series(DashedLineSeries::new([(x, y_bottom), (x, y_hi + pad)], 3, 3, grey.stroke_width(1)))
-                .map_err(plot_error)?;
-            let y = y_hi + pad - (i as f64 + 1.0) * (y_hi - y_lo + 2.0 * pad) / 18.0;
+                .draw_series(LineSeries::new(c.points.iter().map(|p| (lx(p.0), p.1)), color.stroke_width(2)))
+                .map_err(plot_error)?
+                .label(c.label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
             chart
-                .draw_series(std::iter::once(Text::new(
-                    format!(" {name}"),
-                    (x, y),
-                    ("sans-serif", 13).into_font().color(&grey),
-                )))
+                .draw_series(c.points.iter().map(|p| Circle::new((lx(p.0), p.1), 3, color.filled())))
                 .map_err(plot_error)?;
+            if !c.model.is_empty() {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        c.model.iter().map(|m| (lx(m.0), m.1)),
+                        6,
+                        4,
+                        color.stroke_width(1),
+                    ))
+                    .map_err(plot_error)?;
+            }
+        }
+        // Markers one pixel apart or less share a line and a label ("daly-high-order, optimal");
+        // each label has a row of its own, left to right from the top, on a white box so that
+        // it reads across the neighbouring lines (formulas a few minutes apart wrote their
+        // names over each other and over each other's lines).
+        let mut shown: Vec<(f64, String)> =
+            marks.lines.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).map(|(n, t)| (lx(*t), n.clone())).collect();
+        shown.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // (x, its pixel column, label)
+        let mut groups: Vec<(f64, i32, String)> = vec![];
+        for (x, name) in shown {
+            let column = chart.backend_coord(&(x, y_bottom)).0;
+            match groups.last_mut() {
+                Some(g) if column - g.1 <= 1 => g.2 = format!("{}, {name}", g.2),
+                _ => groups.push((x, column, name)),
+            }
+        }
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        let font = ("sans-serif", 13).into_font();
+        // Each label's box (left, top, right, bottom): right of its line, or left of it where
+        // the text would cross the plot's right edge; one row each from the top.
+        let mut boxes = vec![];
+        for (i, (_, line, name)) in groups.iter().enumerate() {
+            let (w, _) = root.estimate_text_size(name, &font.clone().into()).map_err(plot_error)?;
+            let w = w as i32 + 4;
+            let left = if *line + 3 + w <= area_x.end { line + 3 } else { line - 3 - w };
+            let top = area_y.start + 4 + i as i32 * 18;
+            boxes.push((left, top, left + w, top + 17));
+        }
+        // Below the legend where a label would fall under it (plotters draws the legend last).
+        let legend_box = legend_box(&root, &legend, (&area_x, &area_y), curves, marks)?;
+        let overlaps = |b: &(i32, i32, i32, i32)| {
+            b.0 < legend_box.2 && legend_box.0 < b.2 && b.1 < legend_box.3 && legend_box.1 < b.3
+        };
+        let shift = if boxes.iter().any(overlaps) { legend_box.3 - area_y.start } else { 0 };
+        for ((x, _, name), (left, top, right, bottom)) in groups.iter().zip(boxes) {
+            chart
+                .draw_series(DashedLineSeries::new([(*x, y_bottom), (*x, y_hi + pad)], 3, 3, grey.stroke_width(1)))
+                .map_err(plot_error)?;
+            let (top, bottom) = (top + shift, bottom + shift);
+            root.draw(&Rectangle::new([(left, top), (right, bottom)], WHITE.mix(0.85).filled())).map_err(plot_error)?;
+            root.draw(&Text::new(name.clone(), (left + 2, top + 2), font.color(&grey))).map_err(plot_error)?;
         }
         chart
             .configure_series_labels()
@@ -266,6 +340,37 @@ pub fn curves_svg(
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+/// Where plotters puts the legend of `curves` and `marks` at `legend` (a corner) in the plot
+/// area `area`, as (left, top, right, bottom) pixels, as its series-label drawing lays it out:
+/// 12-pixel text, 30 pixels for the key, a margin of 10, 5 from the area's edges.
+fn legend_box(
+    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    legend: &SeriesLabelPosition,
+    area: (&std::ops::Range<i32>, &std::ops::Range<i32>),
+    curves: &[Curve],
+    marks: &Marks,
+) -> Result<(i32, i32, i32, i32), String> {
+    let font = ("sans-serif", 12).into_font();
+    let texts = marks.range.map(|r| r.0).into_iter().chain(curves.iter().map(|c| c.label.as_str()));
+    let (mut w, mut h) = (0, 0);
+    for t in texts {
+        let (tw, th) = root.estimate_text_size(t, &font.clone().into()).map_err(plot_error)?;
+        w = w.max(tw as i32);
+        // plotters' lines are the font's height apart, 1.25 × its size at least.
+        h += (th as i32).max(15);
+    }
+    let (w, h) = (w + 30 + 20, h + 20);
+    let (left, top) = match legend {
+        SeriesLabelPosition::UpperRight | SeriesLabelPosition::LowerRight => (area.0.end - w - 5, 0),
+        _ => (area.0.start + 5, 0),
+    };
+    let top = match legend {
+        SeriesLabelPosition::LowerLeft | SeriesLabelPosition::LowerRight => area.1.end - h - 5,
+        _ => top + area.1.start + 5,
+    };
+    Ok((left, top, left + w, top + h))
 }
 
 /// The corner of the plot area (upper left, upper right, lower right, lower left, in that
@@ -339,7 +444,7 @@ mod tests {
     fn nothing_to_plot_is_an_error() {
         let empty = Curve { label: "simulated".into(), points: vec![], model: vec![] };
         for curves in [vec![], vec![empty]] {
-            let e = overhead_svg("t", &curves, &[]).expect_err("nothing to plot");
+            let e = overhead_svg("t", &curves, &Marks::default()).expect_err("nothing to plot");
             assert!(e.contains("nothing to plot"), "{e}");
         }
     }

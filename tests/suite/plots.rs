@@ -1,8 +1,8 @@
 //! The SVG plots read right: log axes ticked at round values, whole-number counts, the closed
-//! form drawn between the simulated points.
+//! form drawn between the simulated points, the formulas' labels apart.
 
 use super::ckptsim;
-use ckptsim::report::plot::{self, Axis, Curve};
+use ckptsim::report::plot::{self, Axis, Curve, Marks};
 use plotters::prelude::SeriesLabelPosition;
 use std::fs;
 
@@ -71,7 +71,8 @@ fn a_log_axis_is_ticked_at_the_swept_values_when_they_are_few_and_round() {
         label: &|v| plot::tick_label(10f64.powf(v)),
         log: true,
     };
-    let svg = plot::curves_svg("t", &x, "e", false, SeriesLabelPosition::UpperLeft, &[curve], &[]).expect("a plot");
+    let svg = plot::curves_svg("t", &x, "e", false, SeriesLabelPosition::UpperLeft, &[curve], &Marks::default())
+        .expect("a plot");
     assert_eq!(x_ticks(&svg), ["0.25", "0.5", "1", "2", "4"]);
 }
 
@@ -82,7 +83,7 @@ fn a_log_axis_is_ticked_at_1_2_5_multiples_otherwise() {
     let young_s = 654.3;
     let points = [0.25, 0.5, 1.0, 2.0, 4.0, 16.0, 64.0].map(|f| (f * young_s, 0.2, 0.19, 0.21)).to_vec();
     let curve = Curve { label: "simulated".into(), points, model: vec![] };
-    let svg = plot::overhead_svg("t", &[curve], &[]).expect("a plot");
+    let svg = plot::overhead_svg("t", &[curve], &Marks::default()).expect("a plot");
     let ticks = x_ticks(&svg);
     assert!(ticks.len() >= 4, "{ticks:?}");
     for t in &ticks {
@@ -93,7 +94,7 @@ fn a_log_axis_is_ticked_at_1_2_5_multiples_otherwise() {
     // The narrow span of one optimize plot: still round values, a few of them.
     let points = [62.0, 100.0, 150.0, 350.0].map(|m| (m * 60.0, 0.03, 0.029, 0.031)).to_vec();
     let curve = Curve { label: "simulated".into(), points: points.clone(), model: vec![] };
-    let svg = plot::overhead_svg("t", &[curve], &[]).expect("a plot");
+    let svg = plot::overhead_svg("t", &[curve], &Marks::default()).expect("a plot");
     let ticks = x_ticks(&svg);
     assert!(ticks.len() >= 4, "{ticks:?}");
     assert!(ticks.iter().all(|t| t.parse::<f64>().unwrap().fract() == 0.0 && t.len() <= 3), "{ticks:?}");
@@ -158,4 +159,48 @@ fn the_overhead_plot_draws_the_closed_form_between_the_swept_intervals() {
         .map(|(x, y)| y - chord(x))
         .fold(f64::NEG_INFINITY, f64::max);
     assert!(dip > 50.0, "the closed form runs {dip} px below the chord at most");
+}
+
+/// `optimize`'s plot: formulas whose intervals round to the same pixel share one label, no two
+/// labels overlap, and the intervals not significantly worse are shaded, in the legend.
+#[test]
+fn optimize_labels_its_formulas_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = ckptsim(&["optimize", "scenarios/rack-events.toml", "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(tmp.path().join("rack-events-optimize-0.svg")).unwrap();
+    let names = ["young", "daly", "daly-high-order", "optimal", "best"];
+    let labels: Vec<(f64, f64, String)> = texts(&svg)
+        .into_iter()
+        .filter(|t| t.3.split(", ").all(|w| names.contains(&w)))
+        .map(|t| (t.0, t.1, t.3))
+        .collect();
+    let all: Vec<&str> = labels.iter().flat_map(|l| l.2.split(", ")).collect();
+    for n in names {
+        assert_eq!(all.iter().filter(|w| **w == n).count(), 1, "{n} in {labels:?}");
+    }
+    // Each label 10.5 px high and at most 8 px a character wide: no two boxes meet.
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            let apart_y = (a.1 - b.1).abs() >= 12.0;
+            let (l, r) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+            let apart_x = r.0 - l.0 >= 8.0 * l.2.chars().count() as f64;
+            assert!(apart_y || apart_x, "{a:?} and {b:?} overlap");
+        }
+    }
+    // On a white box, to read across the neighbouring markers' lines.
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let boxes: Vec<[f64; 4]> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some("#FFFFFF"))
+        .map(|n| ["x", "y", "width", "height"].map(|a| n.attribute(a).unwrap().parse().unwrap()))
+        .collect();
+    for (x, y, text) in &labels {
+        let width = 5.0 * text.chars().count() as f64;
+        assert!(
+            boxes.iter().any(|b| b[0] <= *x && b[1] <= *y && b[0] + b[2] >= x + width && b[1] + b[3] >= y + 10.0),
+            "no box under {text}"
+        );
+    }
+    assert!(svg.contains("not significantly worse than the best"), "the shaded range is in the legend");
 }

@@ -156,8 +156,16 @@ fn plots_hold_the_closed_form_and_fit_long_titles() {
         model: vec![(1.0, 0.15), (2.0, 0.5), (3.0, 0.15)],
     };
     let x = Axis { desc: "x", map: &|v| v, label: &|v| format!("x{v}"), log: false };
-    let svg = curves_svg("t", &x, "y", true, plotters::prelude::SeriesLabelPosition::UpperLeft, &[curve], &[])
-        .expect("a plot");
+    let svg = curves_svg(
+        "t",
+        &x,
+        "y",
+        true,
+        plotters::prelude::SeriesLabelPosition::UpperLeft,
+        &[curve],
+        &Default::default(),
+    )
+    .expect("a plot");
     let top = numeric_labels(&svg).into_iter().fold(f64::NEG_INFINITY, f64::max);
     assert!(top >= 0.45, "the y axis stops at {top}, below the closed form's 0.5");
     // Long titles (a sweep case's failure model) get a smaller caption, short ones the full size.
