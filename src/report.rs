@@ -295,6 +295,7 @@ impl<'a> Report<'a> {
         m.insert("failure_model".into(), json!(point.failures.describe()));
         m.insert("nodes".into(), json!(point.nodes));
         m.insert("poisson_overhead".into(), finite_or_null(self.poisson[i]));
+        m.insert("failures_sd".into(), finite_or_null(s.failures.estimate().sd));
         m
     }
 

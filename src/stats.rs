@@ -387,6 +387,9 @@ pub struct Summary {
     pub waste: Moments,
     /// Wall-clock time per replication (s).
     pub wall_s: Moments,
+    /// Failures that struck the job, per replication (for their spread: the totals hold
+    /// their sum).
+    pub failures: Moments,
     wall_hist: Histogram<u64>,
     /// Totals of the engine's integer counters over all replications (its time fields are
     /// summed exactly in `lost_s` and `recovery_s` instead).
@@ -403,6 +406,7 @@ impl Default for Summary {
             overhead: Moments::default(),
             waste: Moments::default(),
             wall_s: Moments::default(),
+            failures: Moments::default(),
             wall_hist: Histogram::new(3).expect("3 significant digits is valid"),
             totals: crate::engine::Record::default(),
             lost_s: ExactSum::default(),
@@ -417,6 +421,7 @@ impl Summary {
         self.overhead.add(r.wall_s / work_s - 1.0);
         self.waste.add(1.0 - work_s / r.wall_s);
         self.wall_s.add(r.wall_s);
+        self.failures.add(r.failures as f64);
         let ticks = (r.wall_s / HISTOGRAM_UNIT_S).round().max(1.0) as u64;
         self.wall_hist.record(ticks).expect("an auto-resizing histogram records any u64");
         let t = &mut self.totals;
@@ -450,6 +455,7 @@ impl Summary {
         let overhead = self.overhead.checked_merged(&other.overhead, "overhead")?;
         let waste = self.waste.checked_merged(&other.waste, "waste")?;
         let wall_s = self.wall_s.checked_merged(&other.wall_s, "wall_s")?;
+        let failures = self.failures.checked_merged(&other.failures, "failures")?;
         // The histogram saturates silently; with its total in range no bucket can.
         checked_total(self.wall_hist.len(), other.wall_hist.len(), || "wall_histogram_ms".into(), "replications")?;
         let (mine, theirs) = (counters(&self.totals), counters(&other.totals));
@@ -463,8 +469,8 @@ impl Summary {
         let lost_s = sum(&self.lost_s, &other.lost_s, "lost_s")?;
         let recovery_s = sum(&self.recovery_s, &other.recovery_s, "recovery_s")?;
         self.wall_hist.add(&other.wall_hist).expect("auto-resizing histograms always merge");
-        (self.overhead, self.waste, self.wall_s, self.lost_s, self.recovery_s) =
-            (overhead, waste, wall_s, lost_s, recovery_s);
+        (self.overhead, self.waste, self.wall_s, self.failures, self.lost_s, self.recovery_s) =
+            (overhead, waste, wall_s, failures, lost_s, recovery_s);
         set_counters(&mut self.totals, totals);
         Ok(())
     }
@@ -478,6 +484,7 @@ impl Summary {
             ("overhead.n", self.overhead.count()),
             ("waste.n", self.waste.count()),
             ("wall_s.n", self.wall_s.count()),
+            ("failures.n", self.failures.count()),
             ("wall_histogram_ms", self.wall_hist.len()),
         ];
         for (key, n) in samples {
@@ -507,6 +514,15 @@ impl Summary {
                 });
             }
         }
+        // The per-replication failure counts add up to the failure counter (exactly, as
+        // integers far below 2^53 each).
+        let sum = self.failures.sum.value();
+        if sum != c[0] as f64 {
+            return Err(FieldError {
+                key: "failures.sum".into(),
+                message: format!("adds up to {sum} failures, but counters[0] counts {}: accepted is that count", c[0]),
+            });
+        }
         Ok(())
     }
 
@@ -520,6 +536,7 @@ impl Summary {
             "overhead": self.overhead.to_json(),
             "waste": self.waste.to_json(),
             "wall_s": self.wall_s.to_json(),
+            "failures": self.failures.to_json(),
             "lost_s": self.lost_s.to_limbs(),
             "recovery_s": self.recovery_s.to_limbs(),
             "wall_histogram_ms": hist,
@@ -549,6 +566,7 @@ impl Summary {
             overhead: moments("overhead")?,
             waste: moments("waste")?,
             wall_s: moments("wall_s")?,
+            failures: moments("failures")?,
             lost_s: limbs("lost_s")?,
             recovery_s: limbs("recovery_s")?,
             ..Summary::default()

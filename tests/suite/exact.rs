@@ -81,3 +81,36 @@ fn the_wrong_closed_form_is_rejected() {
     // Points with a 10 min checkpoint differ by far more than 4 SE.
     assert!(rejected >= 5, "only {rejected} points rejected the wrong model");
 }
+
+/// Replications in the failure-count test.
+const COUNT_REPLICATIONS: u64 = 20_000;
+
+/// The spread of the failure count (`failures_sd`) against an exact law: with no checkpoint
+/// (`interval = none`, no final write), no restart cost and no downtime, a job of work W under
+/// exponential failures of MTBF M restarts from scratch until a gap between failures reaches
+/// W, so its failure count is geometric: P(N = k) = (1 − p)^k p with p = e^{−W/M}, mean
+/// (1 − p)/p and variance (1 − p)/p². The mean lies within 4 SE; the sample variance within
+/// 4 standard errors of a variance, σ²·√((κ − 1)/n), κ = 9 + p²/(1 − p) the geometric law's
+/// kurtosis. At W = M the variance is 2.7 times the mean, so a Poisson-like spread fails.
+#[test]
+fn the_failure_count_spread_is_exact_for_a_job_without_checkpoints() {
+    let sc = super::inline(
+        "[job]\nwork = \"1 h\"\ncheckpoint = \"1 min\"\nrestart = \"0 s\"\nfinal_checkpoint = false\n\
+         [failures]\nmtbf = \"1 h\"\n[policy]\ninterval = \"none\"\n",
+    );
+    let r = simulate(&sc, COUNT_REPLICATIONS, 9);
+    let e = r.summaries[0].failures.estimate();
+    let p = (-1.0f64).exp();
+    let (mean, var) = ((1.0 - p) / p, (1.0 - p) / (p * p));
+    let z_mean = (e.mean - mean) / e.se;
+    assert!(z_mean.abs() < Z_MAX, "mean {} vs {mean}, z = {z_mean:.2}", e.mean);
+    let kurtosis = 9.0 + p * p / (1.0 - p);
+    let se_var = var * ((kurtosis - 1.0) / COUNT_REPLICATIONS as f64).sqrt();
+    let z_var = (e.sd * e.sd - var) / se_var;
+    assert!(z_var.abs() < Z_MAX, "variance {} vs {var}, z = {z_var:.2}", e.sd * e.sd);
+    // The report's column is this SD.
+    let report = ckptsim::report::Report::new(&sc, &r).json();
+    let doc: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(doc["points"][0]["failures_sd"].as_f64(), Some(e.sd));
+    assert!((mean - var).abs() > 2.0 * Z_MAX * se_var, "the test tells a Poisson spread apart");
+}

@@ -355,6 +355,16 @@ fn merge_refuses_partials_with_impossible_counts() {
         ("points[0].overhead.n", Box::new(|d| d["points"][0]["overhead"]["n"] = HALF.into())),
         ("points[3].waste.n", Box::new(|d| d["points"][3]["waste"]["n"] = HALF.into())),
         ("points[0].wall_s.n", Box::new(|d| d["points"][0]["wall_s"]["n"] = HALF.into())),
+        ("points[1].failures.n", Box::new(|d| d["points"][1]["failures"]["n"] = HALF.into())),
+        // The per-replication failure counts add up to the failure counter: one more
+        // failure in the counter, within its bound, is refused by that sum.
+        (
+            "points[2].failures.sum",
+            Box::new(|d| {
+                let c = &mut d["points"][2]["counters"][0];
+                *c = (c.as_u64().unwrap() + 1).into();
+            }),
+        ),
         ("points[5].wall_histogram_ms", Box::new(move |d| bump(d, 5))),
         // Failures: at most the engine's limit per replication, and the other failure
         // counters count some of them.
