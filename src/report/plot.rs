@@ -133,6 +133,18 @@ pub fn tick_label(x: f64) -> String {
     trim(&format!("{x:.digits$}")).to_string()
 }
 
+/// A linear axis' tick `x` (a round step chosen by plotters) without float noise or trailing
+/// zeros: 120 rather than 120.0, 0.2305 rather than 0.23049999999999998; six significant
+/// digits, more than any tick step needs.
+pub fn number_label(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{}", if x == 0.0 { 0.0 } else { x });
+    }
+    let digits = (5 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}
+
 /// Mantissas of the round values per decade, coarsest first.
 const MANTISSAS: [&[f64]; 4] =
     [&[1.0], &[1.0, 2.0, 5.0], &[1.0, 2.0, 3.0, 5.0], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]];
@@ -251,7 +263,15 @@ pub fn curves_svg(
             .build_cartesian_2d(Ticked { inner: (x_lo..x_hi).into(), bold, light }, y_bottom..y_hi + pad)
             .map_err(plot_error)?;
         let label = |v: &f64| (x.label)(*v);
-        chart.configure_mesh().x_label_formatter(&label).x_desc(x.desc).y_desc(y_desc).draw().map_err(plot_error)?;
+        let y_label = |v: &f64| number_label(*v);
+        chart
+            .configure_mesh()
+            .x_label_formatter(&label)
+            .y_label_formatter(&y_label)
+            .x_desc(x.desc)
+            .y_desc(y_desc)
+            .draw()
+            .map_err(plot_error)?;
         let grey = RGBColor(90, 90, 90);
         if let Some((text, lo, hi)) = marks.range {
             let (lo, hi) = (lx(lo).max(x_lo), lx(hi).min(x_hi));
@@ -422,7 +442,14 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
             .y_label_area_size(70)
             .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1e-9), 0..y_hi.max(1))
             .map_err(plot_error)?;
-        chart.configure_mesh().x_desc("wall time (h)").y_desc("replications").draw().map_err(plot_error)?;
+        let x_label = |v: &f64| number_label(*v);
+        chart
+            .configure_mesh()
+            .x_label_formatter(&x_label)
+            .x_desc("wall time (h)")
+            .y_desc("replications")
+            .draw()
+            .map_err(plot_error)?;
         let color = PALETTE[0];
         chart
             .draw_series(

@@ -204,3 +204,24 @@ fn optimize_labels_its_formulas_apart() {
     }
     assert!(svg.contains("not significantly worse than the best"), "the shaded range is in the legend");
 }
+
+/// Linear axes' ticks read without float noise or trailing zeros (they printed `120.0`,
+/// `1.0`, `60.0`): the overhead plot's y axis and the histogram's x axis.
+#[test]
+fn linear_tick_labels_have_no_trailing_zeros() {
+    for (x, want) in
+        [(120.0, "120"), (1.0, "1"), (0.23049999999999998, "0.2305"), (62.5, "62.5"), (0.0, "0"), (-0.5, "-0.5")]
+    {
+        assert_eq!(plot::number_label(x), want, "{x}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--plot", "--out", out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for file in ["young-daly-overhead.svg", "young-daly-wall.svg"] {
+        let svg = fs::read_to_string(tmp.path().join(file)).unwrap();
+        let numbers: Vec<String> = texts(&svg).into_iter().map(|t| t.3).filter(|t| t.parse::<f64>().is_ok()).collect();
+        assert!(numbers.len() > 5, "{file}: {numbers:?}");
+        assert!(numbers.iter().all(|t| !t.ends_with(".0")), "{file}: {numbers:?}");
+    }
+}
