@@ -414,16 +414,5 @@ fn thousands(n: u64) -> String {
 /// `x` to at most four significant digits, trailing zeros dropped ("200", "1100", "0.0625"),
 /// in scientific notation below 10⁻³ or from 10⁶ on ("2e-5").
 fn four_digits(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    if !(1e-3..1e6).contains(&x.abs()) {
-        let s = format!("{x:.3e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
-        return format!("{m}e{e}");
-    }
-    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
-    let s = format!("{x:.decimals$}");
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+    plot::significant(x, 4)
 }

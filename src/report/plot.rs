@@ -114,9 +114,9 @@ impl ValueFormatter<f64> for Ticked {
     }
 }
 
-/// `x` to at most three significant digits, without trailing zeros: 0.25, 0.5, 2, 15.8, 251;
-/// whole numbers from 100 up, exponent form below 0.001 and from 10⁶ up.
-pub fn tick_label(x: f64) -> String {
+/// `x` to at most `digits` significant digits, without trailing zeros ("0.25", "120",
+/// "0.2305"), in exponent form below 0.001 and from 10⁶ up ("2e-5"); 0 as "0".
+pub fn significant(x: f64, digits: i32) -> String {
     fn trim(s: &str) -> &str {
         if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s }
     }
@@ -125,24 +125,26 @@ pub fn tick_label(x: f64) -> String {
         return format!("{}", if a == 0.0 { 0.0 } else { x });
     }
     if !(1e-3..1e6).contains(&a) {
-        let s = format!("{x:.2e}");
+        let precision = (digits - 1).max(0) as usize;
+        let s = format!("{x:.precision$e}");
         let (m, e) = s.split_once('e').expect("exponent form");
         return format!("{}e{e}", trim(m));
     }
-    let digits = (2 - a.log10().floor() as i32).max(0) as usize;
-    trim(&format!("{x:.digits$}")).to_string()
+    let decimals = (digits - 1 - a.log10().floor() as i32).max(0) as usize;
+    trim(&format!("{x:.decimals$}")).to_string()
+}
+
+/// `x` to at most three significant digits, without trailing zeros: 0.25, 0.5, 2, 15.8, 251;
+/// whole numbers from 100 up, exponent form below 0.001 and from 10⁶ up.
+pub fn tick_label(x: f64) -> String {
+    significant(x, 3)
 }
 
 /// A linear axis' tick `x` (a round step chosen by plotters) without float noise or trailing
 /// zeros: 120 rather than 120.0, 0.2305 rather than 0.23049999999999998; six significant
 /// digits, more than any tick step needs.
 pub fn number_label(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{}", if x == 0.0 { 0.0 } else { x });
-    }
-    let digits = (5 - x.abs().log10().floor() as i32).max(0) as usize;
-    let s = format!("{x:.digits$}");
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+    significant(x, 6)
 }
 
 /// Mantissas of the round values per decade, coarsest first.
