@@ -1093,6 +1093,20 @@ fn duration_arg(flag: &str, text: &str, strictly_positive: bool) -> anyhow::Resu
 }
 
 fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
+    // Clap drops `--nodes`' requirement of `--node-mtbf` when `--mtbf` or `--rate` is given
+    // (they conflict with it), so `--mtbf 20h --nodes 2048` ran with a 20 h job MTBF: the
+    // node's MTBF taken for the job's, an interval √2048 ≈ 45× too long.
+    if let (Some(nodes), None) = (args.nodes, &args.node_mtbf) {
+        let (flag, value) = match (&args.mtbf, &args.rate) {
+            (Some(m), _) => ("--mtbf", m.as_str()),
+            (None, Some(r)) => ("--rate", r.as_str()),
+            (None, None) => ("--mtbf", "M"),
+        };
+        return Err(usage(format!(
+            "--nodes {nodes} goes with --node-mtbf, one node's MTBF; {flag} \"{value}\" is already the whole \
+             job's: drop --nodes, or write --node-mtbf \"{value}\" --nodes {nodes} if \"{value}\" is a node's"
+        )));
+    }
     let checkpoint_s = duration_arg("checkpoint", &args.checkpoint, false)?;
     let mtbf_s = match (&args.mtbf, &args.rate) {
         (Some(m), _) => {

@@ -125,11 +125,58 @@ pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f6
     let value: f64 = number.parse().map_err(|_| {
         format!("\"{shown}\": `{}` is not a number (write for example {})", shorten(number), q.examples)
     })?;
+    let scaled = scaled_decimal(number, scale).unwrap_or(value * scale);
     // Checked after the unit: "1e308 y" overflows to infinity.
-    if !(value * scale).is_finite() {
+    if !value.is_finite() || !scaled.is_finite() {
         return Err(format!("\"{shown}\" is not a finite {}", q.name));
     }
-    Ok(value * scale)
+    Ok(scaled)
+}
+
+/// The decimal `number` times the unit length `scale`, rounded once to the nearest double:
+/// "27.28 min" is the double nearest 1636.8 s, where parsing 27.28 and multiplying by 60
+/// rounds twice and gives 1636.8000000000002 (and "1.1 min" 66.00000000000001 s). The
+/// product of the two decimals is formed exactly in decimal digits, then parsed. `None` when
+/// `number` is not plainly decimal (`inf`, `NaN`) or its exponent does not fit an `i64`.
+fn scaled_decimal(number: &str, scale: f64) -> Option<f64> {
+    let (negative, number_digits, number_exp) = decimal_parts(number)?;
+    // Every unit length's shortest form is the decimal it stands for (1e-3, 60, 1073741824).
+    let (_, scale_digits, scale_exp) = decimal_parts(&format!("{scale:e}"))?;
+    // Schoolbook multiplication, least significant digit first.
+    let mut product = vec![0_u32; number_digits.len() + scale_digits.len()];
+    for (i, a) in number_digits.iter().rev().enumerate() {
+        let mut carry = 0;
+        for (j, b) in scale_digits.iter().rev().enumerate() {
+            let cell = product[i + j] + a * b + carry;
+            product[i + j] = cell % 10;
+            carry = cell / 10;
+        }
+        product[i + scale_digits.len()] += carry;
+    }
+    let digits: String = product.iter().rev().map(|d| char::from(b'0' + *d as u8)).collect();
+    let exp = number_exp.checked_add(scale_exp)?;
+    format!("{}{digits}e{exp}", if negative { "-" } else { "" }).parse().ok()
+}
+
+/// A plain decimal (`-12.5e-3`, `.5`, `3.`) as its sign, its digits and the power of ten
+/// they are scaled by: `-12.5e-3` is (true, [1, 2, 5], -4). `None` for anything else.
+fn decimal_parts(text: &str) -> Option<(bool, Vec<u32>, i64)> {
+    let (negative, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let digits: Vec<u32> = whole.chars().chain(fraction.chars()).map(|c| c.to_digit(10)).collect::<Option<_>>()?;
+    let exp = exp.checked_sub(i64::try_from(fraction.len()).ok()?)?;
+    Some((negative, digits, exp))
 }
 
 /// The unit of `q` that `unit`, unknown, most likely means: one of `q`'s aliases ("hours",
@@ -804,6 +851,11 @@ impl Sweep {
     ) -> Result<Sweep> {
         let sweep = table.remove("sweep");
         let mut set_keys: Vec<(String, Origin)> = vec![];
+        // The table is checked after every `--set`, but a failure stands only if no later one
+        // mends it: `--set failures.burst.branching=0.5 --set failures.burst.decay="30 min"`
+        // adds a table whose keys come one at a time. The blame goes to the `--set` after
+        // which the final error first appeared and stayed.
+        let mut pending: Option<(Origin, String, String)> = None;
         for arg in sets {
             let origin = Origin::Set(arg.clone());
             let (key, value) = parse_set(arg)?;
@@ -811,9 +863,18 @@ impl Sweep {
                 return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
             }
             set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
-            deserialize(&table).map_err(|e| scenario_error(origin.clone(), &key, e.message()))?;
+            pending = match deserialize(&table) {
+                Ok(_) => None,
+                Err(e) => match pending {
+                    Some(p) if p.2 == e.message() => Some(p),
+                    _ => Some((origin.clone(), key.clone(), e.message().to_string())),
+                },
+            };
             set_keys.retain(|(k, _)| *k != key);
             set_keys.push((key, origin));
+        }
+        if let Some((origin, key, message)) = pending {
+            return Err(scenario_error(origin, &key, &message));
         }
         let mut axes = vec![];
         let mut values_of: Vec<Vec<toml::Value>> = vec![];
@@ -2291,6 +2352,40 @@ mod tests {
         assert_eq!(parse_duration_s("-5 s"), Ok(-5.0));
         for bad in ["120", "5 weeks", "abc s", "nan s", "inf s", "", "s", "1e308 y"] {
             assert!(parse_duration_s(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    /// A duration is the double nearest the decimal written times its unit, rounded once:
+    /// each pair below differs from parsing the number and then multiplying.
+    #[test]
+    fn durations_round_once() {
+        for (text, seconds, twice) in [
+            ("27.28 min", 1636.8, 27.28 * 60.0),
+            ("0.07 h", 252.0, 0.07 * 3600.0),
+            ("0.7 d", 60480.0, 0.7 * 86400.0),
+            ("0.13 ms", 0.00013, 0.13 * 1e-3),
+            ("-0.03 min", -1.8, -0.03 * 60.0),
+        ] {
+            assert_eq!(parse_duration_s(text), Ok(seconds), "{text}");
+            assert_ne!(seconds, twice, "{text}: the case does not tell rounding once from twice");
+        }
+        // Written forms the decimal route reads like the float parser does.
+        for (text, seconds) in [(".5 min", 30.0), ("2. min", 120.0), ("+1E+1 s", 10.0), ("1e-400 s", 0.0)] {
+            assert_eq!(parse_duration_s(text), Ok(seconds), "{text}");
+        }
+        assert!(parse_duration_s("1e400 ms").is_err());
+        assert_eq!(scaled_decimal("inf", 60.0), None);
+        assert_eq!(scaled_decimal("1e99999999999999999999", 60.0), None);
+        // Never more than an ulp or so from the product of the parsed number.
+        let mut x = 0.123_456_789_f64;
+        for _ in 0..2000 {
+            x = (x * 7919.0 + 0.618_033_988_7).fract();
+            for &(unit, scale) in &DURATION_UNITS {
+                let text = format!("{} {unit}", x * 1e3);
+                let exact = parse_duration_s(&text).unwrap();
+                let twice = (x * 1e3) * scale;
+                assert!((exact - twice).abs() <= 2.0 * f64::EPSILON * twice.abs(), "{text}: {exact} vs {twice}");
+            }
         }
     }
 

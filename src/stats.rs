@@ -374,9 +374,10 @@ fn set_counters(r: &mut crate::engine::Record, c: [u64; 6]) {
     [r.failures, r.failures_during_checkpoint, r.failed_restarts, r.ignored_failures, r.checkpoints, r.restarts] = c;
 }
 
-/// Wall times are kept in the histogram in these units (s): 1 ms resolution, three
-/// significant digits.
-const HISTOGRAM_UNIT_S: f64 = 1e-3;
+/// Wall times are kept in the histogram in ticks of 1 ms, three significant digits: ticks
+/// per second. Read back by dividing, so a quantile of 238288895 ticks is 238288.895 s, the
+/// double nearest the decimal (multiplying by 1e-3 gave 238288.89500000002).
+const HISTOGRAM_TICKS_PER_S: f64 = 1000.0;
 
 /// The summary of one sweep point over its replications: exactly mergeable.
 #[derive(Debug, Clone)]
@@ -422,7 +423,7 @@ impl Summary {
         self.waste.add(1.0 - work_s / r.wall_s);
         self.wall_s.add(r.wall_s);
         self.failures.add(r.failures as f64);
-        let ticks = (r.wall_s / HISTOGRAM_UNIT_S).round().max(1.0) as u64;
+        let ticks = (r.wall_s * HISTOGRAM_TICKS_PER_S).round().max(1.0) as u64;
         self.wall_hist.record(ticks).expect("an auto-resizing histogram records any u64");
         let t = &mut self.totals;
         t.failures += r.failures;
@@ -601,22 +602,46 @@ impl Summary {
 
     /// The `q` quantile (0 ≤ q ≤ 1) of wall time (s), to three significant digits.
     pub fn wall_quantile_s(&self, q: f64) -> f64 {
-        self.wall_hist.value_at_quantile(q) as f64 * HISTOGRAM_UNIT_S
+        self.wall_hist.value_at_quantile(q) as f64 / HISTOGRAM_TICKS_PER_S
     }
 
-    /// The wall-time distribution as `bins` equal bins between the 0.1% and 99.9%
-    /// quantiles: (low s, high s, replications in [low, high)).
+    /// The wall-time distribution in at most `bins` equal bins between the 0.1% and 99.9%
+    /// quantiles: (low s, high s, replications in [low, high)). Each replication is counted
+    /// once. The histogram keeps three significant digits, so its buckets widen with the
+    /// value (about 2,000 s at a month); a bin is a whole number of the widest bucket in the
+    /// range and starts on a bucket's edge, so every bucket falls in exactly one bin (bins
+    /// narrower than a bucket counted it in each bin it overlapped: 1,684 replications
+    /// shown out of 1,000 for a 30-day job). Fewer bins than `bins` where the buckets are
+    /// too coarse for as many.
     pub fn wall_bins(&self, bins: usize) -> Vec<(f64, f64, u64)> {
-        let lo = self.wall_hist.value_at_quantile(0.001);
-        // Saturating: wall times past u64::MAX ms are recorded as u64::MAX.
-        let hi = self.wall_hist.value_at_quantile(0.999).max(lo.saturating_add(bins as u64));
-        let width = (hi - lo).div_ceil(bins as u64).max(1);
-        (0..bins as u64)
-            .map(|b| {
-                let (a, z) =
-                    (lo.saturating_add(b.saturating_mul(width)), lo.saturating_add((b + 1).saturating_mul(width)));
-                let count = self.wall_hist.count_between(a, z.saturating_sub(1));
-                (a as f64 * HISTOGRAM_UNIT_S, z as f64 * HISTOGRAM_UNIT_S, count)
+        let h = &self.wall_hist;
+        if h.is_empty() || bins == 0 {
+            return Vec::new();
+        }
+        let lo = h.lowest_equivalent(h.value_at_quantile(0.001));
+        let hi_value = h.value_at_quantile(0.999);
+        // Buckets are powers of two wide, narrower below `hi_value`: one of the widest
+        // divides every bucket's start and width in the range.
+        let bucket = h.equivalent_range(hi_value).max(1);
+        let hi = h.highest_equivalent(hi_value).saturating_add(1);
+        let start = lo - lo % bucket;
+        let span = hi - start;
+        let width = span.div_ceil(bins as u64).div_ceil(bucket).saturating_mul(bucket).max(bucket);
+        let count = span.div_ceil(width) as usize;
+        let mut counts = vec![0_u64; count];
+        for v in h.iter_recorded() {
+            let at = h.lowest_equivalent(v.value_iterated_to());
+            if (lo..hi).contains(&at) {
+                counts[((at - start) / width) as usize] += v.count_since_last_iteration();
+            }
+        }
+        counts
+            .into_iter()
+            .enumerate()
+            .map(|(b, n)| {
+                let a = start.saturating_add((b as u64).saturating_mul(width));
+                let z = a.saturating_add(width);
+                (a as f64 / HISTOGRAM_TICKS_PER_S, z as f64 / HISTOGRAM_TICKS_PER_S, n)
             })
             .collect()
     }
@@ -841,6 +866,33 @@ mod tests {
         assert_eq!((s.lost_s.value(), s.recovery_s.value()), (10.0, 5.0));
         assert_eq!((s.totals.failures, s.totals.checkpoints, s.replications()), (1, 3, 2));
         assert_eq!(s.per_replication(s.totals.checkpoints), 1.5);
+    }
+
+    /// The wall-time bins count every replication once, at a month (buckets of about
+    /// 2,000 s, finer than the spread of wall times / 10) as at an hour: the bars add up
+    /// to the replications between the 0.1% and 99.9% quantiles. Bins narrower than a
+    /// bucket counted it in every bin it overlapped (1,684 out of 1,000 at 30 days).
+    #[test]
+    fn wall_bins_count_each_replication_once() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        for (centre_s, spread_s) in [(3600.0, 600.0), (30.0 * 86_400.0, 15_000.0), (30.0 * 86_400.0, 400.0)] {
+            let mut s = Summary::default();
+            let n = 1000;
+            for _ in 0..n {
+                let wall_s = centre_s + spread_s * rng.random::<f64>();
+                s.add(centre_s / 2.0, &crate::engine::Record { wall_s, ..Default::default() });
+            }
+            let bins = s.wall_bins(10);
+            assert!(!bins.is_empty() && bins.len() <= 10, "{} bins", bins.len());
+            let shown: u64 = bins.iter().map(|b| b.2).sum();
+            // At most the replications below the 0.1% and above the 99.9% quantile are left out.
+            assert!(shown <= n && shown >= n - 2, "{shown} of {n} shown at {centre_s} s");
+            let ticks = |b: &(f64, f64, u64)| ((b.1 - b.0) * HISTOGRAM_TICKS_PER_S).round();
+            for w in bins.windows(2) {
+                assert_eq!(w[0].1, w[1].0, "contiguous");
+                assert_eq!(ticks(&w[1]), ticks(&bins[0]), "equal widths");
+            }
+        }
     }
 
     #[test]

@@ -188,6 +188,39 @@ fn set_on_a_swept_key_fixes_it() {
     assert!(sc.points.iter().all(|p| p.job.checkpoint_s == 300.0));
 }
 
+/// Several `--set` may add a table whose keys are required together: the table is judged
+/// once all are in, and a failure that stays is blamed on the `--set` that brought it.
+#[test]
+fn sets_add_a_table_key_by_key() {
+    let sc = super::load(
+        "scenarios/young-daly.toml",
+        &[
+            "failures.burst.branching=0.5",
+            "failures.burst.decay=30 min",
+            "topology.racks=4",
+            "topology.nodes_per_rack=8",
+        ],
+    );
+    assert!(sc.points[0].failures.describe().contains("bursts n = 0.5"), "{}", sc.points[0].failures.describe());
+    let sets = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let err = |args: &[&str]| {
+        ckptsim::scenario::load(&super::root("scenarios/young-daly.toml"), &sets(args))
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let e = err(&["failures.burst.branching=2", "failures.burst.decay=30 min"]);
+    assert!(e.contains("--set failures.burst.branching=2: key `failures.burst.branching`"), "{e}");
+    let e = err(&["failures.burst.decay=-5 min", "failures.burst.branching=0.5"]);
+    assert!(e.contains("--set 'failures.burst.decay=-5 min': key `failures.burst.decay`"), "{e}");
+    let e = err(&["failures.burst.branching=0.5"]);
+    assert!(e.contains("--set failures.burst.branching=0.5") && e.contains("missing field `decay`"), "{e}");
+    // A later `--set` that mends the table clears the earlier failure; one that breaks it
+    // again is blamed itself.
+    let e = err(&["failures.burst.branching=0.5", "failures.burst.decay=30 min", "failures.burst.decay=0 s"]);
+    assert!(e.contains("--set 'failures.burst.decay=0 s'"), "{e}");
+}
+
 /// `--set` on a key that only takes text keeps what was typed, even where it reads as a
 /// number or a bool; quoted, it is the quoted text.
 #[test]

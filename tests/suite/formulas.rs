@@ -156,4 +156,15 @@ fn node_mtbf_and_nodes_give_the_job_mtbf() {
         let o = ckptsim(&all);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     }
+    // `--nodes` with the job's MTBF or rate was ignored (clap drops a requirement that
+    // conflicts with a given flag): a node's MTBF passed as `--mtbf` went unnoticed.
+    for (flag, value) in [("--mtbf", "20h"), ("--rate", "0.05/h")] {
+        let o = ckptsim(&["formulas", "--checkpoint", "3min", flag, value, "--nodes", "2048"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains("--nodes 2048 goes with --node-mtbf") && err.contains(&format!("{flag} \"{value}\"")),
+            "{err}"
+        );
+    }
 }
