@@ -328,22 +328,27 @@ impl FailureStream for ListStream {
     }
 }
 
-/// A stationary renewal process of events, each of which strikes the job with probability
-/// `hit` (events that take k random nodes of the platform; MODELS.md §3).
+/// A renewal process of events, each of which strikes the job with probability `hit`
+/// (events that take k random nodes of the platform; MODELS.md §3).
 #[derive(Debug, Clone)]
 pub struct ThinnedStream {
     law: Law,
     hit: f64,
     now_s: f64,
+    /// Whether the next gap is a whole life of `law` (after an event, or from a fresh start)
+    /// rather than the equilibrium residual life of a stationary start.
     started: bool,
     scope: FailureScope,
     rng: Pcg64Mcg,
 }
 
 impl ThinnedStream {
-    /// Events with inter-arrival law `law` (stationary start), kept with probability `hit`.
-    pub fn new(law: Law, hit: f64, scope: FailureScope, rng: Pcg64Mcg) -> Self {
-        ThinnedStream { law, hit, now_s: 0.0, started: false, scope, rng }
+    /// Events with inter-arrival law `law`, kept with probability `hit`. The first event
+    /// comes after a whole life that starts at time 0 ([`Start::Fresh`]) or after an
+    /// equilibrium residual life ([`Start::Stationary`]); both draw the same for an
+    /// exponential law.
+    pub fn new(law: Law, hit: f64, start: Start, scope: FailureScope, rng: Pcg64Mcg) -> Self {
+        ThinnedStream { law, hit, now_s: 0.0, started: start == Start::Fresh, scope, rng }
     }
 }
 
@@ -429,6 +434,10 @@ pub struct RandomEvents {
     pub nodes: u64,
     /// Law of the time between such events on the platform.
     pub law: Law,
+    /// The process's age at time 0: new ([`Start::Fresh`], the first event after a whole
+    /// life, so a law with infant mortality strikes early) or in equilibrium
+    /// ([`Start::Stationary`], a residual life). Irrelevant for exponential laws.
+    pub start: Start,
 }
 
 /// Sub-stream tags of the parts of a composite failure model (the node-level stream keeps
@@ -637,6 +646,7 @@ impl Failures {
                     Stream::Thinned(ThinnedStream::new(
                         r.law.clone(),
                         self.random_hit(),
+                        r.start,
                         FailureScope::RandomNodes,
                         rng,
                     )),
@@ -671,6 +681,10 @@ impl Failures {
         }
         if let Some(r) = &self.random {
             s.push_str(&format!("; {} random nodes {}", r.nodes, r.law.describe()));
+            // As for domains: stationary is the default and the only start an exponential law has.
+            if r.start == Start::Fresh && !r.law.is_exponential() {
+                s.push_str(" fresh");
+            }
         }
         if let Some(b) = &self.burst {
             s.push_str(&format!("; bursts n = {}", b.branching));

@@ -473,6 +473,7 @@ struct RawRandom {
     shape: Option<f64>,
     sigma: Option<f64>,
     times: Option<Vec<DurationS>>,
+    start: Option<StartName>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -579,6 +580,15 @@ enum RenewalName {
 enum StartName {
     Fresh,
     Stationary,
+}
+
+/// The start a `start` key gives (nodes, domain levels, k-of-N events): stationary unless
+/// it says `fresh`.
+fn start_or_stationary(name: Option<StartName>) -> Start {
+    match name.unwrap_or(StartName::Stationary) {
+        StartName::Fresh => Start::Fresh,
+        StartName::Stationary => Start::Stationary,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -1805,11 +1815,7 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
             }
             e
         })?;
-        let start = match d.start.unwrap_or(StartName::Stationary) {
-            StartName::Fresh => Start::Fresh,
-            StartName::Stationary => Start::Stationary,
-        };
-        domains.push(DomainEvents { level, law, start });
+        domains.push(DomainEvents { level, law, start: start_or_stationary(d.start) });
     }
     let random = match &f.random {
         None => None,
@@ -1831,7 +1837,7 @@ fn resolve_correlated(raw: &RawScenario, base: FailureModel, nodes: u64) -> std:
                 sigma: r.sigma,
                 times: r.times.as_deref(),
             };
-            Some(RandomEvents { nodes: r.nodes, law: build_law(&spec, mean)? })
+            Some(RandomEvents { nodes: r.nodes, law: build_law(&spec, mean)?, start: start_or_stationary(r.start) })
         }
     };
     let burst = match &f.burst {
@@ -2001,10 +2007,7 @@ fn resolve_failures(raw: &RawFailures, nodes: u64) -> std::result::Result<Failur
         RenewalName::Job => Renewal::Job,
         RenewalName::Node => Renewal::Node,
     };
-    let start = match raw.start.unwrap_or(StartName::Stationary) {
-        StartName::Fresh => Start::Fresh,
-        StartName::Stationary => Start::Stationary,
-    };
+    let start = start_or_stationary(raw.start);
     let sampler = match raw.sampler.unwrap_or(SamplerName::Cohort) {
         SamplerName::Cohort => Sampler::Cohort,
         SamplerName::PerNode => Sampler::PerNode,

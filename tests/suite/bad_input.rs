@@ -437,6 +437,18 @@ fn impossible_placements_and_domains() {
 }
 
 #[test]
+fn unknown_random_events_start() {
+    let random = format!("{GOOD}{TOPOLOGY}\n[failures.random]\nnodes = 4\nmtbf = \"1 d\"\nstart = \"old\"\n");
+    rejects(&random, &[], &["bad.toml:25:9", "failures.random.start", "fresh", "stationary"]);
+    let set = format!("{GOOD}{TOPOLOGY}\n[failures.random]\nnodes = 4\nmtbf = \"1 d\"\n");
+    rejects(
+        &set,
+        &["--set", "failures.random.start=new"],
+        &["--set failures.random.start=new", "failures.random.start", "fresh", "stationary"],
+    );
+}
+
+#[test]
 fn supercritical_bursts() {
     let burst = format!("{GOOD}\n[failures.burst]\nbranching = 1.0\ndecay = \"10 min\"\n");
     rejects(&burst, &[], &["bad.toml:19:13", "failures.burst.branching", "n < 1"]);

@@ -282,7 +282,11 @@ fn merged_streams_have_the_exact_expected_count() {
                 placement,
                 job_nodes: nodes,
                 domains: domains.clone(),
-                random: Some(RandomEvents { nodes: 20, law: Law::gamma(5.0 * day_s, 0.5).unwrap() }),
+                random: Some(RandomEvents {
+                    nodes: 20,
+                    law: Law::gamma(5.0 * day_s, 0.5).unwrap(),
+                    start: Start::Stationary,
+                }),
                 burst,
             };
             let rate = 1.0 / failures.mtbf_s();
@@ -434,6 +438,110 @@ fn scenario_domain_start_reaches_the_stream() {
     );
 }
 
+/// Streams drawn in the fresh k-of-N test.
+const RANDOM_START_STREAMS: u64 = 40_000;
+
+/// `start = "fresh"` on `[failures.random]`: the platform's k-of-N process is new at time 0,
+/// so its first event comes after a whole life, P(first > t) = S(t); in equilibrium (the
+/// default) after a residual life, S_e(t) (MODELS.md §2), as for a domain level. Events of
+/// k = 48 nodes on a platform of 64 always strike a 20-node job (k + n > N), so the job's
+/// first failure is the process's first event; node failures are made negligible (job MTBF
+/// 10¹⁵ s). Under Weibull k = 0.5 the two survivals differ by far more than the test's band
+/// at every t checked, and each start's sample lies more than [`Z_MAX`] SE from the other
+/// start's survival: a stream that ignored the key would fail. With an exponential law the
+/// two starts are the same process, and draw the same stream.
+#[test]
+fn fresh_random_events_start_new() {
+    use ckptsim::failure::topology::Topology;
+    use ckptsim::failure::{FailureModel, Failures, Law, RandomEvents, Start};
+    let day_s = 86_400.0;
+    let law = Law::weibull(10.0 * day_s, 0.5).unwrap();
+    let topo = Topology { racks: 4, nodes_per_rack: 16, racks_per_switch: None, racks_per_power: None };
+    let ts_s = [0.1 * day_s, day_s, 5.0 * day_s];
+    let fresh_s: Vec<f64> = ts_s.iter().map(|&t| law.survival(t)).collect();
+    let stationary_s: Vec<f64> = ts_s.iter().map(|&t| law.equilibrium_survival_cdf(t).0).collect();
+    let failures = |law: &Law, start| Failures {
+        base: FailureModel::Poisson { mtbf_s: 1e15 },
+        topology: Some(topo.clone()),
+        placement: Placement::Packed,
+        job_nodes: 20,
+        domains: vec![],
+        random: Some(RandomEvents { nodes: 48, law: law.clone(), start }),
+        burst: None,
+    };
+    for start in [Start::Fresh, Start::Stationary] {
+        let failures = failures(&law, start);
+        assert_eq!(failures.random_hit(), 1.0, "every event strikes the job");
+        let firsts: Vec<f64> =
+            (0..RANDOM_START_STREAMS).map(|rep| failures.stream(13, rep, 0.0).next_failure().time_s).collect();
+        let (want, other) = if start == Start::Fresh { (&fresh_s, &stationary_s) } else { (&stationary_s, &fresh_s) };
+        for (k, &t) in ts_s.iter().enumerate() {
+            let got = firsts.iter().filter(|&&x| x > t).count() as f64 / RANDOM_START_STREAMS as f64;
+            let se = (want[k] * (1.0 - want[k]) / RANDOM_START_STREAMS as f64).sqrt();
+            let z = (got - want[k]) / se;
+            assert!(z.abs() < Z_MAX, "{start:?}, t = {t} s: P(first > t) = {got} vs {}, z = {z:.2}", want[k]);
+            assert!(
+                (other[k] - want[k]).abs() > 2.0 * Z_MAX * se,
+                "t = {t} s: the two starts are too close to be told apart ({} vs {})",
+                want[k],
+                other[k]
+            );
+            // The z a stream that ignored the key (drawing the other start) would be judged by.
+            let se_other = (other[k] * (1.0 - other[k]) / RANDOM_START_STREAMS as f64).sqrt();
+            let z_other = (got - other[k]) / se_other;
+            assert!(
+                z_other.abs() > Z_MAX,
+                "{start:?}, t = {t} s: P(first > t) = {got} is also within {Z_MAX} SE of the other start's {}",
+                other[k]
+            );
+        }
+    }
+    assert!(
+        failures(&law, Start::Fresh).describe().ends_with("; 48 random nodes weibull(shape 0.5) fresh"),
+        "the failure model names a fresh k-of-N start"
+    );
+    assert!(failures(&law, Start::Stationary).describe().ends_with("; 48 random nodes weibull(shape 0.5)"));
+    // Exponential: no age, one process whatever the start, drawn alike; no "fresh" in its name.
+    let exponential = Law::exponential(10.0 * day_s).unwrap();
+    let (fresh, stationary) = (failures(&exponential, Start::Fresh), failures(&exponential, Start::Stationary));
+    assert_eq!(fresh.describe(), stationary.describe());
+    for rep in 0..100 {
+        let (mut a, mut b) = (fresh.stream(13, rep, 0.0), stationary.stream(13, rep, 0.0));
+        for _ in 0..5 {
+            assert_eq!(a.next_failure().time_s.to_bits(), b.next_failure().time_s.to_bits(), "rep {rep}");
+        }
+    }
+}
+
+/// The scenario key `start` of `[failures.random]` reaches the stream: swept over both
+/// starts, fresh Weibull k = 0.5 k-of-N events (infant mortality: the job fails about 3.4
+/// times per run against 2.1) strike the job more often than stationary ones, by more than
+/// 4 SE of the paired difference, and the point's failure model says so.
+/// Without the key the start is stationary, as before the key existed.
+#[test]
+fn scenario_random_start_reaches_the_stream() {
+    let text = "[topology]\nracks = 4\nnodes_per_rack = 16\n[job]\nwork = \"10 d\"\nnodes = 20\n\
+                checkpoint = \"2 min\"\nrestart = \"5 min\"\n[failures]\nnode_mtbf = \"5 y\"\n\
+                [failures.random]\nnodes = 8\nlaw = \"weibull\"\nshape = 0.5\nmtbf = \"5 d\"\n\
+                [policy]\ninterval = \"young\"\n";
+    let plain = super::inline(text);
+    assert_eq!(plain.points[0].failures.random.as_ref().unwrap().start, ckptsim::failure::Start::Stationary);
+    let swept = super::inline(&format!("{text}[sweep]\n\"failures.random.start\" = [\"fresh\", \"stationary\"]\n"));
+    assert!(swept.points[0].failures.describe().ends_with("8 random nodes weibull(shape 0.5) fresh"));
+    assert!(swept.points[1].failures.describe().ends_with("8 random nodes weibull(shape 0.5)"));
+    let r = simulate(&swept, 4000, 3);
+    let (fresh, stationary) = (r.summaries[0].overhead.estimate(), r.summaries[1].overhead.estimate());
+    // Paired points share streams only through the nodes; the k-of-N streams differ, so the
+    // difference's SE is at most the sum of the two.
+    let se = fresh.se + stationary.se;
+    assert!(
+        fresh.mean - stationary.mean > Z_MAX * se,
+        "fresh k-of-N events {} vs stationary {} (SE bound {se})",
+        fresh.mean,
+        stationary.mean
+    );
+}
+
 /// Placements drawn in the check of the random-placement MTBF.
 const PLACEMENT_SAMPLES: u64 = 20_000;
 
@@ -535,7 +643,7 @@ fn merged_failures_carry_their_scope() {
                 start: Start::Stationary,
             },
         ],
-        random: Some(RandomEvents { nodes: 5, law: Law::exponential(8.0 * day_s).unwrap() }),
+        random: Some(RandomEvents { nodes: 5, law: Law::exponential(8.0 * day_s).unwrap(), start: Start::Stationary }),
         burst: None,
     };
     let touched = failures.fixed_touched().unwrap();
