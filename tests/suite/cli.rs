@@ -203,11 +203,9 @@ fn sets_add_a_table_key_by_key() {
     );
     assert!(sc.points[0].failures.describe().contains("bursts n = 0.5"), "{}", sc.points[0].failures.describe());
     let sets = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-    let err = |args: &[&str]| {
-        ckptsim::scenario::load(&super::root("scenarios/young-daly.toml"), &sets(args))
-            .err()
-            .expect("refused")
-            .to_string()
+    let err = |args: &[&str]| match ckptsim::scenario::load(&super::root("scenarios/young-daly.toml"), &sets(args)) {
+        Ok(_) => panic!("{args:?} accepted"),
+        Err(e) => e.to_string(),
     };
     let e = err(&["failures.burst.branching=2", "failures.burst.decay=30 min"]);
     assert!(e.contains("--set failures.burst.branching=2: key `failures.burst.branching`"), "{e}");
