@@ -20,7 +20,7 @@ use crate::stats::{FieldError, Summary};
 /// The `format` field of every partial file.
 pub const FORMAT: &str = "ckptsim-partial";
 /// The version of the partial format this build reads and writes.
-pub const FORMAT_VERSION: u64 = 2;
+pub const FORMAT_VERSION: u64 = 3;
 
 /// FNV-1a (64 bit) of the scenario text and its `--set` arguments: a run's identity.
 pub fn scenario_hash(text: &str, sets: &[String]) -> String {

@@ -14,7 +14,7 @@ use crate::engine::{Exposure, OnFailure};
 use crate::error::{Error, Result};
 use crate::failure::{FailureModel, Start};
 use crate::runner::RunResult;
-use crate::scenario::{Point, Scenario, SweepAxis};
+use crate::scenario::{Baseline, Point, Scenario, SweepAxis};
 use crate::stats::Summary;
 
 /// The name of the closed form behind `model_overhead` for exponential points: the exact
@@ -104,6 +104,10 @@ impl<'a> Report<'a> {
             format!("wall p95 ({p95_unit})"),
             "failures".into(),
         ]);
+        let baseline = self.scenario.run.baseline.point();
+        if let Some(b) = baseline {
+            head.extend([format!("Δ overhead vs {b}"), "Δ 95% CI".into()]);
+        }
         let mut out = format!(
             "**{}**{}: {} replications per point, seed {}.\n\n| {} |\n|{}|\n",
             self.scenario.name,
@@ -131,6 +135,14 @@ impl<'a> Report<'a> {
                 p95s[i].clone(),
                 format!("{:.2}", s.per_replication(s.totals.failures)),
             ]);
+            if let Some(b) = baseline {
+                let d = s.overhead_diff.estimate();
+                if i == b {
+                    cells.extend(["baseline".into(), String::new()]);
+                } else {
+                    cells.extend([format!("{:+.5}", d.mean), format!("[{:+.5}, {:+.5}]", d.ci_low(), d.ci_high())]);
+                }
+            }
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out
@@ -296,6 +308,21 @@ impl<'a> Report<'a> {
         m.insert("nodes".into(), json!(point.nodes));
         m.insert("poisson_overhead".into(), finite_or_null(self.poisson[i]));
         m.insert("failures_sd".into(), finite_or_null(s.failures.estimate().sd));
+        // Paired with the baseline point, replication by replication (`[run] baseline`).
+        match scenario.run.baseline {
+            Baseline::Point(b) => {
+                let d = s.overhead_diff.estimate();
+                m.insert("baseline".into(), json!(b));
+                m.insert("overhead_diff_mean".into(), finite_or_null(d.mean));
+                m.insert("overhead_diff_ci_low".into(), finite_or_null(d.ci_low()));
+                m.insert("overhead_diff_ci_high".into(), finite_or_null(d.ci_high()));
+            }
+            Baseline::None => {
+                for key in ["baseline", "overhead_diff_mean", "overhead_diff_ci_low", "overhead_diff_ci_high"] {
+                    m.insert(key.into(), Value::Null);
+                }
+            }
+        }
         m
     }
 
@@ -317,6 +344,10 @@ impl<'a> Report<'a> {
             format!("wall p95 ({p95_unit})"),
             "failures".into(),
         ]);
+        let baseline = scenario.run.baseline.point();
+        if let Some(b) = baseline {
+            header.push(format!("Δ overhead vs {b} ± 95% CI"));
+        }
         let mut rows = vec![header];
         // Whether some point has a model but no z (no spread): the footer says why.
         let mut without_z = false;
@@ -338,6 +369,10 @@ impl<'a> Report<'a> {
                 p95s[i].clone(),
                 format!("{:.2}", s.per_replication(s.totals.failures)),
             ]);
+            if let Some(b) = baseline {
+                let d = s.overhead_diff.estimate();
+                row.push(if i == b { "baseline".into() } else { format!("{:+.5} ± {:.5}", d.mean, d.half_width) });
+            }
             rows.push(row);
         }
         let mut out = scenario.name.clone();
@@ -363,6 +398,13 @@ impl<'a> Report<'a> {
             );
         } else {
             out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+        }
+        if let Some(b) = baseline {
+            out.push_str(&format!(
+                "  Δ: each point's overhead minus point {b}'s in the same replication (same failures), averaged; \
+                 its interval is the difference's own: the points share their failures, so it is narrower than their two \
+                 intervals would give.\n"
+            ));
         }
         if without_z {
             out.push_str(

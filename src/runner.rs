@@ -238,6 +238,7 @@ pub fn run_shard_range(
     let points = &scenario.points;
     points.iter().try_for_each(refuse_hopeless)?;
     let shared = SharedStreams::of(points);
+    let baseline = scenario.run.baseline.point();
     let len = local.end.saturating_sub(local.start);
     let block = block_len(len);
     let blocks = len.div_ceil(block);
@@ -258,6 +259,8 @@ pub fn run_shard_range(
                 .iter()
                 .map(|&l| Tape::new(&points[l].failures, seed, first, points[l].job.downtime_s).limited(limit))
                 .collect();
+            // This replication's overhead at every point, for the paired differences.
+            let mut overheads = vec![0.0_f64; if baseline.is_some() { points.len() } else { 0 }];
             for j in start..end {
                 let rep = shard.replication(j);
                 if j > start {
@@ -270,6 +273,14 @@ pub fn run_shard_range(
                     };
                     let record = record.map_err(|source| Error::Engine { point: p, source })?;
                     sums[p].add(point.job.work_s, &record);
+                    if let Some(o) = overheads.get_mut(p) {
+                        *o = crate::stats::overhead_of(point.job.work_s, &record);
+                    }
+                }
+                if let Some(b) = baseline {
+                    for (sum, o) in sums.iter_mut().zip(&overheads) {
+                        sum.overhead_diff.add(o - overheads[b]);
+                    }
                 }
             }
             progress(end - start);

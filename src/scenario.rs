@@ -418,6 +418,8 @@ struct RawRun {
     precision: Option<f64>,
     #[serde(default, deserialize_with = "whole_number::<_, 0>")]
     seed: Option<u64>,
+    #[serde(default, deserialize_with = "whole_number::<_, 0>")]
+    baseline: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -634,6 +636,29 @@ pub struct RunSettings {
     pub stop: Stop,
     /// The master seed; replication i's streams derive from (seed, i).
     pub seed: u64,
+    /// The point every other is compared with, replication by replication (`[run]
+    /// baseline`, a point index): each point's overhead minus the baseline's in the same
+    /// replication, on the same failures, gives the difference's mean and 95% interval.
+    pub baseline: Baseline,
+}
+
+/// Whether a run compares its points with one of them, pair by pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// No paired differences (the default).
+    None,
+    /// Every point compared with this point (its index).
+    Point(usize),
+}
+
+impl Baseline {
+    /// The baseline point's index, if any.
+    pub fn point(self) -> Option<usize> {
+        match self {
+            Baseline::Point(b) => Some(b),
+            Baseline::None => None,
+        }
+    }
 }
 
 /// One swept key and its values as written.
@@ -816,6 +841,23 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
         Ok(resolve_point(index, sweep.labels(combo), &raw, &context))
     })?;
     let axes = sweep.axes.clone();
+    if let Baseline::Point(b) = run.baseline
+        && b >= points.len()
+    {
+        let (count, last) = (points.len(), points.len() - 1);
+        let shown = raw_baseline(&base.run);
+        return Err(fail(
+            field(
+                "run.baseline",
+                format!(
+                    "{shown} is out of range: accepted is a point of this run, 0 to {last} (the sweep has {count} \
+                     point{}; the table's `point` column numbers them)",
+                    if count == 1 { "" } else { "s" }
+                ),
+            ),
+            &[],
+        ));
+    }
 
     if let Some(name) = &base.name {
         check_name(name).map_err(|f| fail(f, &[]))?;
@@ -1441,6 +1483,11 @@ pub(crate) fn duration_at_least(
     }
 }
 
+/// `run.baseline` as written, for messages.
+fn raw_baseline(raw: &RawRun) -> String {
+    raw.baseline.map_or_else(String::new, |b| b.to_string())
+}
+
 fn resolve_run(raw: &RawRun) -> std::result::Result<RunSettings, FieldError> {
     let stop = match (raw.replications, raw.precision) {
         (Some(_), Some(_)) => {
@@ -1464,7 +1511,9 @@ fn resolve_run(raw: &RawRun) -> std::result::Result<RunSettings, FieldError> {
         (None, Some(h)) => Stop::Precision(h),
         (None, None) => Stop::Replications(DEFAULT_REPLICATIONS),
     };
-    Ok(RunSettings { stop, seed: raw.seed.unwrap_or(0) })
+    // Checked against the points once they are known.
+    let baseline = raw.baseline.map_or(Baseline::None, |b| Baseline::Point(usize::try_from(b).unwrap_or(usize::MAX)));
+    Ok(RunSettings { stop, seed: raw.seed.unwrap_or(0), baseline })
 }
 
 fn exposure(flag: Option<bool>) -> Exposure {

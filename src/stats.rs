@@ -399,6 +399,10 @@ pub struct Summary {
     pub lost_s: ExactSum,
     /// Total time spent recovering (s), exactly summed.
     pub recovery_s: ExactSum,
+    /// Per replication, this point's overhead minus the baseline point's in the same
+    /// replication (`[run] baseline`): paired on the same failures (common random numbers), so
+    /// its interval is far narrower than the two points' own. Empty without a baseline.
+    pub overhead_diff: Moments,
 }
 
 impl Default for Summary {
@@ -412,14 +416,21 @@ impl Default for Summary {
             totals: crate::engine::Record::default(),
             lost_s: ExactSum::default(),
             recovery_s: ExactSum::default(),
+            overhead_diff: Moments::default(),
         }
     }
+}
+
+/// The overhead of one replication of a job with `work_s` (s) of work: wall / work − 1
+/// (DESIGN.md, "Overhead of a replication").
+pub fn overhead_of(work_s: f64, r: &crate::engine::Record) -> f64 {
+    r.wall_s / work_s - 1.0
 }
 
 impl Summary {
     /// Adds one replication of a job with `work_s` (s) of work.
     pub fn add(&mut self, work_s: f64, r: &crate::engine::Record) {
-        self.overhead.add(r.wall_s / work_s - 1.0);
+        self.overhead.add(overhead_of(work_s, r));
         self.waste.add(1.0 - work_s / r.wall_s);
         self.wall_s.add(r.wall_s);
         self.failures.add(r.failures as f64);
@@ -457,6 +468,7 @@ impl Summary {
         let waste = self.waste.checked_merged(&other.waste, "waste")?;
         let wall_s = self.wall_s.checked_merged(&other.wall_s, "wall_s")?;
         let failures = self.failures.checked_merged(&other.failures, "failures")?;
+        let overhead_diff = self.overhead_diff.checked_merged(&other.overhead_diff, "overhead_diff")?;
         // The histogram saturates silently; with its total in range no bucket can.
         checked_total(self.wall_hist.len(), other.wall_hist.len(), || "wall_histogram_ms".into(), "replications")?;
         let (mine, theirs) = (counters(&self.totals), counters(&other.totals));
@@ -472,6 +484,7 @@ impl Summary {
         self.wall_hist.add(&other.wall_hist).expect("auto-resizing histograms always merge");
         (self.overhead, self.waste, self.wall_s, self.failures, self.lost_s, self.recovery_s) =
             (overhead, waste, wall_s, failures, lost_s, recovery_s);
+        self.overhead_diff = overhead_diff;
         set_counters(&mut self.totals, totals);
         Ok(())
     }
@@ -515,6 +528,17 @@ impl Summary {
                 });
             }
         }
+        // Paired differences are kept for every replication or, without a baseline, for none.
+        let paired = self.overhead_diff.count();
+        if paired != 0 && paired != replications {
+            return Err(FieldError {
+                key: "overhead_diff.n".into(),
+                message: format!(
+                    "counts {paired} replications, but the summary is of {replications}: accepted is 0 (no baseline) \
+                     or {replications}"
+                ),
+            });
+        }
         // The per-replication failure counts add up to the failure counter (exactly, as
         // integers far below 2^53 each).
         let sum = self.failures.sum.value();
@@ -538,6 +562,7 @@ impl Summary {
             "waste": self.waste.to_json(),
             "wall_s": self.wall_s.to_json(),
             "failures": self.failures.to_json(),
+            "overhead_diff": self.overhead_diff.to_json(),
             "lost_s": self.lost_s.to_limbs(),
             "recovery_s": self.recovery_s.to_limbs(),
             "wall_histogram_ms": hist,
@@ -568,6 +593,7 @@ impl Summary {
             waste: moments("waste")?,
             wall_s: moments("wall_s")?,
             failures: moments("failures")?,
+            overhead_diff: moments("overhead_diff")?,
             lost_s: limbs("lost_s")?,
             recovery_s: limbs("recovery_s")?,
             ..Summary::default()

@@ -1383,3 +1383,21 @@ fn misspelt_keys_get_a_did_you_mean() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("unknown field `bandwith`") && stderr.contains("; did you mean `bandwidth`?"), "{stderr}");
 }
+
+/// `[run] baseline` is a point of the run: past the last point, negative or text is refused,
+/// from the file (with its line) and from `--set`.
+#[test]
+fn baseline_outside_the_points() {
+    rejects(
+        &with("seed = 1\n", "seed = 1\nbaseline = 1\n"),
+        &[],
+        &["bad.toml:4:12", "run.baseline", "1 is out of range", "0 to 0", "1 point;"],
+    );
+    rejects(&with("seed = 1\n", "seed = 1\nbaseline = -1\n"), &[], &["bad.toml:4:12", "run.baseline", "≥ 0"]);
+    rejects(&with("seed = 1\n", "seed = 1\nbaseline = \"0\"\n"), &[], &["run.baseline", "is text, not an integer"]);
+    rejects(
+        &format!("{GOOD}\n[sweep]\n\"policy.factor\" = [0.5, 1, 2]\n"),
+        &["--set", "run.baseline=3"],
+        &["--set run.baseline=3", "run.baseline", "0 to 2", "3 points"],
+    );
+}

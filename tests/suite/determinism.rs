@@ -26,6 +26,12 @@ fn output_is_identical_for_any_thread_count_and_repeated_runs() {
     assert_eq!(one, two);
     assert_eq!(one, three);
     assert_eq!(two, again);
+    // Paired differences with a baseline point, too.
+    let paired = ["--reps", "600", "--set", "run.baseline=2"];
+    let paired_one = run_to(&tmp.path().join("b1"), &[&["--threads", "1"][..], &paired].concat());
+    let paired_two = run_to(&tmp.path().join("b2"), &[&["--threads", "2"][..], &paired].concat());
+    assert_eq!(paired_one, paired_two, "with a baseline");
+    assert_ne!(paired_one.0, one.0, "the baseline adds its columns");
     // A different seed changes the result: the comparison can fail.
     let other = run_to(&tmp.path().join("seed"), &["--threads", "2", "--reps", "600", "--seed", "43"]);
     assert_ne!(one.0, other.0);

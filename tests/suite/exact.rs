@@ -66,6 +66,46 @@ fn daly_2006_matches_exact_with_downtime_and_no_final_checkpoint() {
 }
 
 /// The comparison has power: the closed form of the wrong switch is rejected.
+/// The paired difference's SE must be below this share of two independent means' SE,
+/// sqrt(SE_p² + SE_b²), for a neighbour of the baseline (same checkpoint cost, interval 2×
+/// or ½×): the points of one replication share its failures, so their overheads move
+/// together (measured 0.20–0.51). Differences against another replication's baseline (no
+/// pairing) have a ratio near 1. Points further apart share less (up to 0.98 for 600 s at
+/// 4× Young against 20 s at ¼×), but the ratio stays below 1 everywhere.
+const NEIGHBOUR_SE_RATIO: f64 = 0.6;
+
+/// `[run] baseline`: each point's overhead minus the baseline point's in the same
+/// replication. Its mean is within 4 SE (of the differences) of the exact difference of the
+/// two finite-work overheads, is the difference of the two means, and its interval is
+/// narrower than unpaired means give; the baseline's own difference is exactly 0.
+#[test]
+fn paired_differences_match_the_exact_difference() {
+    for baseline in [0, 7] {
+        let sc = load("scenarios/young-daly.toml", &[&format!("run.baseline={baseline}")]);
+        let reps = 2000;
+        let result = simulate(&sc, reps, sc.run.seed);
+        let (base, base_sum) = (&sc.points[baseline], &result.summaries[baseline]);
+        for (p, s) in sc.points.iter().zip(&result.summaries) {
+            let d = s.overhead_diff.estimate();
+            assert_eq!(d.n, reps);
+            if p.index == baseline {
+                assert_eq!((d.mean, d.sd), (0.0, 0.0));
+                continue;
+            }
+            let want = exact(p) - exact(base);
+            let z = (d.mean - want) / d.se;
+            assert!(z.abs() < Z_MAX, "point {} vs {baseline}: {} vs exact {want}, z = {z:.2}", p.index, d.mean);
+            let (mine, theirs) = (s.overhead.estimate(), base_sum.overhead.estimate());
+            assert!((d.mean - (mine.mean - theirs.mean)).abs() < 1e-12, "point {}", p.index);
+            let ratio = d.se / mine.se.hypot(theirs.se);
+            // Five factors per checkpoint cost: neighbours share the row and are one apart.
+            let neighbour = p.index / 5 == baseline / 5 && p.index.abs_diff(baseline) == 1;
+            let most = if neighbour { NEIGHBOUR_SE_RATIO } else { 1.0 };
+            assert!(ratio < most, "point {} vs {baseline}: paired SE ratio {ratio:.3}", p.index);
+        }
+    }
+}
+
 #[test]
 fn the_wrong_closed_form_is_rejected() {
     let sc = load(

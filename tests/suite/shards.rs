@@ -80,6 +80,35 @@ fn merged_shards_are_byte_identical_to_one_run() {
     }
 }
 
+/// With `[run] baseline` the paired differences merge exactly too: 3 shards, merged, are
+/// byte-identical to one run, and the difference columns are filled.
+#[test]
+fn merged_shards_with_a_baseline_match_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = ["--set", "run.baseline=4"];
+    let whole = tmp.path().join("whole");
+    run(&whole, &set);
+    let dir = tmp.path().join("shards");
+    let files: Vec<String> = (0..3)
+        .map(|i| {
+            let mut args = set.to_vec();
+            let shard = format!("{i}/3");
+            args.extend(["--shard", &shard]);
+            run(&dir, &args);
+            dir.join(format!("young-daly.shard-{i}-of-3.json")).to_str().unwrap().to_string()
+        })
+        .collect();
+    let merged = dir.join("merged");
+    let o = merge(&files, &merged);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(outputs(&merged) == outputs(&whole), "the merged CSV or JSON differs");
+    let csv = String::from_utf8(outputs(&whole).0).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "overhead_diff_mean").expect("overhead_diff_mean column");
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert!(row[column].parse::<f64>().unwrap() < 0.0, "point 0 (20 s checkpoints) costs less than point 4");
+}
+
 /// Shard counts that do not divide the replications: 701 = 3·233 + 2 in 3 shards (shards 0
 /// and 1 hold 234 replications, shard 2 holds 233), and 3 replications in 5 shards (shards 3
 /// and 4 hold none, and still write a complete partial file). Merged in any order, they are
@@ -356,6 +385,8 @@ fn merge_refuses_partials_with_impossible_counts() {
         ("points[3].waste.n", Box::new(|d| d["points"][3]["waste"]["n"] = HALF.into())),
         ("points[0].wall_s.n", Box::new(|d| d["points"][0]["wall_s"]["n"] = HALF.into())),
         ("points[1].failures.n", Box::new(|d| d["points"][1]["failures"]["n"] = HALF.into())),
+        // Paired differences: for every replication or (without a baseline, as here) none.
+        ("points[2].overhead_diff.n", Box::new(|d| d["points"][2]["overhead_diff"]["n"] = HALF.into())),
         // The per-replication failure counts add up to the failure counter: one more
         // failure in the counter, within its bound, is refused by that sum.
         (
