@@ -210,11 +210,265 @@ pub fn log_ticks(lo: f64, hi: f64, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
     (bold, vec![])
 }
 
+/// Width and height (pixels) of the figures of [`curves_svg`]; a legend outside the plot
+/// area widens the canvas by its own width.
+const CURVES_SIZE: (u32, u32) = (800, 500);
+
+/// Pixels between the plot area and a legend outside it, on its right.
+const OUTSIDE_GAP: i32 = 10;
+
+/// Pixels around a legend box within which a drawn point or line counts as hidden (markers
+/// have a radius of 3, lines a width of 2).
+const LEGEND_CLEARANCE: f64 = 3.0;
+
+/// The positions a legend may take inside the plot area, in order of preference after the
+/// caller's: the corners, then the edges' middles, then the centre.
+const LEGEND_POSITIONS: [SeriesLabelPosition; 9] = [
+    SeriesLabelPosition::UpperLeft,
+    SeriesLabelPosition::UpperRight,
+    SeriesLabelPosition::LowerLeft,
+    SeriesLabelPosition::LowerRight,
+    SeriesLabelPosition::UpperMiddle,
+    SeriesLabelPosition::LowerMiddle,
+    SeriesLabelPosition::MiddleLeft,
+    SeriesLabelPosition::MiddleRight,
+    SeriesLabelPosition::MiddleMiddle,
+];
+
+/// The value ranges and x ticks of a [`curves_svg`] figure.
+struct Frame {
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+/// What a figure draws, in pixels, that a legend must not hide: markers, line segments (the
+/// mean, the band's edges and its bar at each point, the closed form) and bands (per curve,
+/// (x, top y, bottom y) at each point, by x).
+#[derive(Debug, Default)]
+struct Drawn {
+    points: Vec<(f64, f64)>,
+    segments: Vec<((f64, f64), (f64, f64))>,
+    bands: Vec<Vec<(f64, f64, f64)>>,
+}
+
+impl Drawn {
+    /// What `curves` draw, x mapped by `lx` and every value placed by `pixel`.
+    fn of(curves: &[Curve], lx: &dyn Fn(f64) -> f64, pixel: &dyn Fn(f64, f64) -> (f64, f64)) -> Self {
+        let mut d = Drawn::default();
+        let finite = |x: f64, y: f64| x.is_finite() && y.is_finite();
+        let polyline = |d: &mut Drawn, line: Vec<(f64, f64)>| {
+            d.segments.extend(line.windows(2).map(|w| (w[0], w[1])));
+            line
+        };
+        for c in curves {
+            let pts: Vec<_> =
+                c.points.iter().filter(|p| finite(lx(p.0), p.1) && p.2.is_finite() && p.3.is_finite()).collect();
+            let means = polyline(&mut d, pts.iter().map(|p| pixel(lx(p.0), p.1)).collect());
+            d.points.extend(means);
+            let tops = polyline(&mut d, pts.iter().map(|p| pixel(lx(p.0), p.3)).collect());
+            let bottoms = polyline(&mut d, pts.iter().map(|p| pixel(lx(p.0), p.2)).collect());
+            d.segments.extend(tops.iter().zip(&bottoms).map(|(t, b)| (*t, *b)));
+            d.bands.push(tops.iter().zip(&bottoms).map(|(t, b)| (t.0, t.1.min(b.1), t.1.max(b.1))).collect());
+            polyline(&mut d, c.model.iter().filter(|m| finite(lx(m.0), m.1)).map(|m| pixel(lx(m.0), m.1)).collect());
+        }
+        d
+    }
+
+    /// How many of the drawn markers, segments and bands the box (left, top, right, bottom)
+    /// touches, within [`LEGEND_CLEARANCE`].
+    fn hidden_by(&self, b: (i32, i32, i32, i32)) -> usize {
+        let c = LEGEND_CLEARANCE;
+        let r = (b.0 as f64 - c, b.1 as f64 - c, b.2 as f64 + c, b.3 as f64 + c);
+        let points = self.points.iter().filter(|p| r.0 <= p.0 && p.0 <= r.2 && r.1 <= p.1 && p.1 <= r.3).count();
+        let segments = self.segments.iter().filter(|(a, z)| segment_meets_box(*a, *z, r)).count();
+        // A band that holds the whole box, edges and bars outside it: its centre is inside.
+        let (cx, cy) = ((r.0 + r.2) / 2.0, (r.1 + r.3) / 2.0);
+        let bands = self
+            .bands
+            .iter()
+            .filter(|band| {
+                band.windows(2).any(|w| {
+                    let (a, z) = (w[0], w[1]);
+                    if !(a.0 <= cx && cx <= z.0 && a.0 < z.0) {
+                        return false;
+                    }
+                    let t = (cx - a.0) / (z.0 - a.0);
+                    let (top, bottom) = (a.1 + t * (z.1 - a.1), a.2 + t * (z.2 - a.2));
+                    top <= cy && cy <= bottom
+                })
+            })
+            .count();
+        points + segments + bands
+    }
+}
+
+/// Whether the segment a–z meets the box (left, top, right, bottom) (Liang–Barsky clipping).
+fn segment_meets_box(a: (f64, f64), z: (f64, f64), r: (f64, f64, f64, f64)) -> bool {
+    let (dx, dy) = (z.0 - a.0, z.1 - a.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [(-dx, a.0 - r.0), (dx, r.2 - a.0), (-dy, a.1 - r.1), (dy, r.3 - a.1)] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+            if t0 > t1 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Where a figure's legend stands: at a position inside the plot area, or right of the plot
+/// area, the canvas widened for it.
+#[derive(Debug, Clone, PartialEq)]
+enum LegendPlace {
+    Inside(SeriesLabelPosition),
+    Outside,
+}
+
+/// The legend's box (left, top, right, bottom) in pixels at `place`, for a legend of `size`
+/// (width, height) beside the plot area `area`, as plotters' series-label drawing lays it
+/// out (5 pixels from the area's edges, centred with integer halves).
+fn legend_rect(
+    place: &LegendPlace,
+    size: (i32, i32),
+    area: (&std::ops::Range<i32>, &std::ops::Range<i32>),
+) -> (i32, i32, i32, i32) {
+    use SeriesLabelPosition::*;
+    let (w, h) = size;
+    let (aw, ah) = (area.0.end - area.0.start, area.1.end - area.1.start);
+    let (x, y) = match place {
+        LegendPlace::Outside => (aw + OUTSIDE_GAP, 0),
+        LegendPlace::Inside(p) => (
+            match p {
+                UpperLeft | MiddleLeft | LowerLeft => 5,
+                UpperMiddle | MiddleMiddle | LowerMiddle => (aw - w) / 2,
+                UpperRight | MiddleRight | LowerRight => aw - w - 5,
+                Coordinate(x, _) => *x,
+            },
+            match p {
+                UpperLeft | UpperMiddle | UpperRight => 5,
+                MiddleLeft | MiddleMiddle | MiddleRight => (ah - h) / 2,
+                LowerLeft | LowerMiddle | LowerRight => ah - h - 5,
+                Coordinate(_, y) => *y,
+            },
+        ),
+    };
+    let (left, top) = (area.0.start + x, area.1.start + y);
+    (left, top, left + w, top + h)
+}
+
+/// The legend's place: `preferred` if it hides nothing of `drawn`, else the first of
+/// [`LEGEND_POSITIONS`] that hides nothing and fits the plot area `area`; where every position
+/// hides something, outside the plot area.
+fn place_legend(
+    preferred: &SeriesLabelPosition,
+    size: (i32, i32),
+    area: (&std::ops::Range<i32>, &std::ops::Range<i32>),
+    drawn: &Drawn,
+) -> LegendPlace {
+    let fits = size.0 + 10 <= area.0.end - area.0.start && size.1 + 10 <= area.1.end - area.1.start;
+    std::iter::once(preferred)
+        .chain(LEGEND_POSITIONS.iter().filter(|p| *p != preferred))
+        .map(|p| LegendPlace::Inside(p.clone()))
+        .find(|p| fits && drawn.hidden_by(legend_rect(p, size, area)) == 0)
+        .unwrap_or(LegendPlace::Outside)
+}
+
+/// The key of a legend entry: the shaded range's swatch or a curve's line.
+#[derive(Clone, Copy)]
+enum Key {
+    Shade(ShapeStyle),
+    Line(RGBColor),
+}
+
+impl Key {
+    /// Drawn on `area` with its middle left end at `(x, y)`, as the chart's series labels draw
+    /// it (see the `legend` closures in [`curves_svg`]).
+    fn draw<DB: DrawingBackend>(
+        self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+        (x, y): (i32, i32),
+    ) -> Result<(), String> {
+        match self {
+            Key::Shade(shade) => area.draw(&Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade)),
+            Key::Line(color) => area.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))),
+        }
+        .map_err(plot_error)
+    }
+}
+
+/// Plotters' series labels: 12-pixel text, 30 pixels for the keys, a margin of 10.
+const LEGEND_FONT: (&str, u32) = ("sans-serif", 12);
+const LEGEND_KEY: i32 = 30;
+const LEGEND_MARGIN: i32 = 10;
+
+/// The legend's lines of text, as plotters lays them out with their top left at `at`.
+fn legend_text<'a>(entries: &[(&'a str, Key)], at: (i32, i32)) -> MultiLineText<'a, (i32, i32), &'a str> {
+    let mut text = MultiLineText::new(at, LEGEND_FONT.into_font());
+    for (label, _) in entries {
+        text.push_line(*label);
+    }
+    text
+}
+
+/// The (width, height) in pixels of the legend of `entries`, as plotters' series-label
+/// drawing sizes it.
+fn legend_size(entries: &[(&str, Key)]) -> Result<(i32, i32), String> {
+    let (w, h) = legend_text(entries, (0, 0)).estimate_dimension().map_err(plot_error)?;
+    Ok((w + LEGEND_KEY + 2 * LEGEND_MARGIN, h + 2 * LEGEND_MARGIN))
+}
+
+/// The legend of `entries` in the box `b` (left, top, right, bottom) on `area`, drawn as
+/// plotters draws series labels (which it clips to the plot area: a legend outside needs this).
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    b: (i32, i32, i32, i32),
+    entries: &[(&str, Key)],
+) -> Result<(), String> {
+    area.draw(&Rectangle::new([(b.0, b.1), (b.2, b.3)], WHITE.mix(0.85).filled())).map_err(plot_error)?;
+    area.draw(&Rectangle::new([(b.0, b.1), (b.2, b.3)], BLACK.mix(0.3))).map_err(plot_error)?;
+    let text = legend_text(entries, (b.0 + LEGEND_KEY + LEGEND_MARGIN, b.1 + LEGEND_MARGIN));
+    area.draw(&text).map_err(plot_error)?;
+    for (((_, y0), (_, y1)), (_, key)) in text.compute_line_layout().map_err(plot_error)?.into_iter().zip(entries) {
+        key.draw(area, (b.0 + LEGEND_MARGIN, (y0 + y1) / 2))?;
+    }
+    Ok(())
+}
+
+/// The chart of `frame` titled `title` on `area`, as every [`curves_svg`] figure lays it out.
+fn build_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    frame: &Frame,
+) -> Result<ChartContext<'a, DB, Cartesian2d<Ticked, RangedCoordf64>>, String> {
+    let x = Ticked { inner: frame.x.clone().into(), bold: frame.bold.clone(), light: frame.light.clone() };
+    ChartBuilder::on(area)
+        .caption(title, ("sans-serif", caption_size(title)))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, frame.y.clone())
+        .map_err(plot_error)
+}
+
 /// Curves of a figure against `x` (each point (x, mean, 95% low, 95% high) in data values),
 /// each with its 95% band and, dashed, its closed form; the dashed lines and the shaded range
-/// of `marks`. The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`; the
-/// legend stands at `legend` ([`emptiest_corner`] finds a free one). An error when no point
-/// has finite coordinates (no curve, or none with points).
+/// of `marks`. The y axis is titled `y_desc` and starts at 0 or above when `y_floor_zero`.
+/// The legend stands at `legend` ([`emptiest_corner`] suggests one) where it hides none of
+/// the markers, bands and lines, else at the first of the plot area's corners, edges' middles
+/// and centre that hides none, else right of the plot area on a canvas widened for it. An
+/// error when no point has finite coordinates (no curve, or none with points).
 pub fn curves_svg(
     title: &str,
     x: &Axis,
@@ -224,46 +478,72 @@ pub fn curves_svg(
     curves: &[Curve],
     marks: &Marks,
 ) -> Result<String, String> {
+    let lx = x.map;
+    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| lx(p.0)));
+    let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    let x_pad = 0.04 * (x_hi - x_lo).max(1e-3);
+    let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
+    let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
+    let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+    // The closed form too, within the points' x range (the dashed curve may peak between
+    // two simulated points, as the efficiency's on a fine grid does): it was cut off.
+    let (y_lo, y_hi) = curves
+        .iter()
+        .flat_map(|c| c.model.iter())
+        .filter(|m| m.1.is_finite() && (x_lo..=x_hi).contains(&lx(m.0)))
+        .fold((y_lo, y_hi), |(a, b), m| (a.min(m.1), b.max(m.1)));
+    // No point, or none with finite coordinates: plotters looped for ever on such a range.
+    if !(x_lo.is_finite() && x_hi.is_finite() && y_lo.is_finite() && y_hi.is_finite()) {
+        return Err(format!("nothing to plot in \"{title}\": no point with a finite x and y"));
+    }
+    let pad = 0.05 * (y_hi - y_lo).max(1e-9);
+    let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
+    let y_top = y_hi + pad;
+    // The x ticks: round values on a log axis, plotters' own on a linear one.
+    let (bold, light) = if x.log {
+        let shown: Vec<f64> = curves.iter().flat_map(|c| c.points.iter().map(|p| 10f64.powf(lx(p.0)))).collect();
+        let (bold, light) = log_ticks(10f64.powf(x_lo), 10f64.powf(x_hi), &shown);
+        (bold.iter().map(|v| v.log10()).collect(), light.iter().map(|v| v.log10()).collect())
+    } else {
+        let linear = RangedCoordf64::from(x_lo..x_hi);
+        (linear.key_points(BoldPoints(11)), linear.key_points(LightPoints::new(11, 110)))
+    };
+    let frame = Frame { x: x_lo..x_hi, y: y_bottom..y_top, bold, light };
+    let grey = RGBColor(90, 90, 90);
+    // The shaded range, within the x axis, and the legend: the range first, then each curve.
+    let range = marks.range.map(|(text, lo, hi)| (text, lx(lo).max(x_lo), lx(hi).min(x_hi))).filter(|r| r.1 <= r.2);
+    let shade = grey.mix(0.15).filled();
+    let entries: Vec<(&str, Key)> = range
+        .map(|r| (r.0, Key::Shade(shade)))
+        .into_iter()
+        .chain(curves.iter().enumerate().map(|(i, c)| (c.label.as_str(), Key::Line(PALETTE[i % PALETTE.len()]))))
+        .collect();
+    // Where the legend goes, from where everything lands on the figure's canvas (a legend
+    // outside leaves the chart's own canvas as it is): it hid the points in its corner.
+    let size = legend_size(&entries)?;
+    let place = {
+        let mut scratch = String::new();
+        let root = SVGBackend::with_string(&mut scratch, CURVES_SIZE).into_drawing_area();
+        let chart = build_chart(&root, title, &frame)?;
+        let pixel = |x: f64, y: f64| {
+            let (px, py) = chart.backend_coord(&(x, y));
+            (px as f64, py as f64)
+        };
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        place_legend(&legend, size, (&area_x, &area_y), &Drawn::of(curves, lx, &pixel))
+    };
+    let width = match place {
+        LegendPlace::Inside(_) => CURVES_SIZE.0,
+        // The chart keeps its 800 pixels; the legend's gap and width come on top, so that it
+        // ends as far from the canvas' edge as the plot area did.
+        LegendPlace::Outside => CURVES_SIZE.0 + (OUTSIDE_GAP + size.0) as u32,
+    };
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let lx = x.map;
-        let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| lx(p.0)));
-        let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-        let x_pad = 0.04 * (x_hi - x_lo).max(1e-3);
-        let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
-        let ys = curves.iter().flat_map(|c| c.points.iter().flat_map(|p| [p.2, p.3]));
-        let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
-        // The closed form too, within the points' x range (the dashed curve may peak between
-        // two simulated points, as the efficiency's on a fine grid does): it was cut off.
-        let (y_lo, y_hi) = curves
-            .iter()
-            .flat_map(|c| c.model.iter())
-            .filter(|m| m.1.is_finite() && (x_lo..=x_hi).contains(&lx(m.0)))
-            .fold((y_lo, y_hi), |(a, b), m| (a.min(m.1), b.max(m.1)));
-        // No point, or none with finite coordinates: plotters looped for ever on such a range.
-        if !(x_lo.is_finite() && x_hi.is_finite() && y_lo.is_finite() && y_hi.is_finite()) {
-            return Err(format!("nothing to plot in \"{title}\": no point with a finite x and y"));
-        }
-        let pad = 0.05 * (y_hi - y_lo).max(1e-9);
-        let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
-        // The x ticks: round values on a log axis, plotters' own on a linear one.
-        let (bold, light) = if x.log {
-            let shown: Vec<f64> = curves.iter().flat_map(|c| c.points.iter().map(|p| 10f64.powf(lx(p.0)))).collect();
-            let (bold, light) = log_ticks(10f64.powf(x_lo), 10f64.powf(x_hi), &shown);
-            (bold.iter().map(|v| v.log10()).collect(), light.iter().map(|v| v.log10()).collect())
-        } else {
-            let linear = RangedCoordf64::from(x_lo..x_hi);
-            (linear.key_points(BoldPoints(11)), linear.key_points(LightPoints::new(11, 110)))
-        };
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", caption_size(title)))
-            .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(Ticked { inner: (x_lo..x_hi).into(), bold, light }, y_bottom..y_hi + pad)
-            .map_err(plot_error)?;
+        let canvas = SVGBackend::with_string(&mut svg, (width, CURVES_SIZE.1)).into_drawing_area();
+        canvas.fill(&WHITE).map_err(plot_error)?;
+        let (root, _) = canvas.split_horizontally(CURVES_SIZE.0);
+        let mut chart = build_chart(&root, title, &frame)?;
         let label = |v: &f64| (x.label)(*v);
         let y_label = |v: &f64| number_label(*v);
         chart
@@ -274,17 +554,12 @@ pub fn curves_svg(
             .y_desc(y_desc)
             .draw()
             .map_err(plot_error)?;
-        let grey = RGBColor(90, 90, 90);
-        if let Some((text, lo, hi)) = marks.range {
-            let (lo, hi) = (lx(lo).max(x_lo), lx(hi).min(x_hi));
-            if lo <= hi {
-                let shade = grey.mix(0.15).filled();
-                chart
-                    .draw_series(std::iter::once(Rectangle::new([(lo, y_bottom), (hi, y_hi + pad)], shade)))
-                    .map_err(plot_error)?
-                    .label(text)
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade));
-            }
+        if let Some((text, lo, hi)) = range {
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(lo, y_bottom), (hi, y_top)], shade)))
+                .map_err(plot_error)?
+                .label(text)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade));
         }
         for (i, c) in curves.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
@@ -339,60 +614,32 @@ pub fn curves_svg(
             boxes.push((left, top, left + w, top + 17));
         }
         // Below the legend where a label would fall under it (plotters draws the legend last).
-        let legend_box = legend_box(&root, &legend, (&area_x, &area_y), curves, marks)?;
+        let legend_box = legend_rect(&place, size, (&area_x, &area_y));
         let overlaps = |b: &(i32, i32, i32, i32)| {
             b.0 < legend_box.2 && legend_box.0 < b.2 && b.1 < legend_box.3 && legend_box.1 < b.3
         };
         let shift = if boxes.iter().any(overlaps) { legend_box.3 - area_y.start } else { 0 };
         for ((x, _, name), (left, top, right, bottom)) in groups.iter().zip(boxes) {
             chart
-                .draw_series(DashedLineSeries::new([(*x, y_bottom), (*x, y_hi + pad)], 3, 3, grey.stroke_width(1)))
+                .draw_series(DashedLineSeries::new([(*x, y_bottom), (*x, y_top)], 3, 3, grey.stroke_width(1)))
                 .map_err(plot_error)?;
             let (top, bottom) = (top + shift, bottom + shift);
             root.draw(&Rectangle::new([(left, top), (right, bottom)], WHITE.mix(0.85).filled())).map_err(plot_error)?;
             root.draw(&Text::new(name.clone(), (left + 2, top + 2), font.color(&grey))).map_err(plot_error)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .position(legend)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+        match place {
+            LegendPlace::Inside(p) => chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .position(p)
+                .draw()
+                .map_err(plot_error)?,
+            LegendPlace::Outside => draw_legend(&canvas, legend_box, &entries)?,
+        }
+        canvas.present().map_err(plot_error)?;
     }
     Ok(svg)
-}
-
-/// Where plotters puts the legend of `curves` and `marks` at `legend` (a corner) in the plot
-/// area `area`, as (left, top, right, bottom) pixels, as its series-label drawing lays it out:
-/// 12-pixel text, 30 pixels for the key, a margin of 10, 5 from the area's edges.
-fn legend_box(
-    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    legend: &SeriesLabelPosition,
-    area: (&std::ops::Range<i32>, &std::ops::Range<i32>),
-    curves: &[Curve],
-    marks: &Marks,
-) -> Result<(i32, i32, i32, i32), String> {
-    let font = ("sans-serif", 12).into_font();
-    let texts = marks.range.map(|r| r.0).into_iter().chain(curves.iter().map(|c| c.label.as_str()));
-    let (mut w, mut h) = (0, 0);
-    for t in texts {
-        let (tw, th) = root.estimate_text_size(t, &font.clone().into()).map_err(plot_error)?;
-        w = w.max(tw as i32);
-        // plotters' lines are the font's height apart, 1.25 × its size at least.
-        h += (th as i32).max(15);
-    }
-    let (w, h) = (w + 30 + 20, h + 20);
-    let (left, top) = match legend {
-        SeriesLabelPosition::UpperRight | SeriesLabelPosition::LowerRight => (area.0.end - w - 5, 0),
-        _ => (area.0.start + 5, 0),
-    };
-    let top = match legend {
-        SeriesLabelPosition::LowerLeft | SeriesLabelPosition::LowerRight => area.1.end - h - 5,
-        _ => top + area.1.start + 5,
-    };
-    Ok((left, top, left + w, top + h))
 }
 
 /// The corner of the plot area (upper left, upper right, lower right, lower left, in that
@@ -466,6 +713,50 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_meet_a_box_where_they_cross_or_end_in_it() {
+        let r = (10.0, 10.0, 20.0, 20.0);
+        assert!(segment_meets_box((0.0, 15.0), (30.0, 15.0), r), "across");
+        assert!(segment_meets_box((12.0, 12.0), (13.0, 13.0), r), "inside");
+        assert!(segment_meets_box((0.0, 0.0), (30.0, 30.0), r), "diagonal through");
+        assert!(segment_meets_box((15.0, 0.0), (15.0, 10.0), r), "ends on the edge");
+        assert!(!segment_meets_box((0.0, 0.0), (30.0, 0.0), r), "above");
+        assert!(!segment_meets_box((0.0, 21.0), (9.0, 30.0), r), "past the corner");
+        assert!(!segment_meets_box((0.0, 12.0), (9.0, 12.0), r), "stops short");
+    }
+
+    /// A box counts the markers, segments and bands it would hide; the legend takes the
+    /// preferred place where that hides nothing, the next free one otherwise, and goes outside
+    /// where every place hides something.
+    #[test]
+    fn the_legend_takes_the_first_place_that_hides_nothing() {
+        let drawn = Drawn {
+            points: vec![(50.0, 40.0)],
+            segments: vec![((0.0, 300.0), (400.0, 300.0))],
+            bands: vec![vec![(500.0, 100.0, 200.0), (700.0, 100.0, 200.0)]],
+        };
+        assert_eq!(drawn.hidden_by((40, 40, 60, 60)), 1, "the marker");
+        assert_eq!(drawn.hidden_by((40, 20, 60, 37)), 1, "the marker, within the clearance");
+        assert_eq!(drawn.hidden_by((40, 250, 60, 350)), 1, "the line");
+        assert_eq!(drawn.hidden_by((550, 120, 600, 180)), 1, "inside the band");
+        assert_eq!(drawn.hidden_by((100, 100, 200, 200)), 0);
+        let (ax, ay) = (0..800, 0..400);
+        let size = (100, 40);
+        let upper_left = legend_rect(&LegendPlace::Inside(SeriesLabelPosition::UpperLeft), size, (&ax, &ay));
+        assert_eq!(upper_left, (5, 5, 105, 45));
+        assert_eq!(drawn.hidden_by(upper_left), 1);
+        let place = place_legend(&SeriesLabelPosition::UpperLeft, size, (&ax, &ay), &drawn);
+        assert_eq!(place, LegendPlace::Inside(SeriesLabelPosition::UpperRight));
+        let place = place_legend(&SeriesLabelPosition::LowerLeft, size, (&ax, &ay), &drawn);
+        assert_eq!(place, LegendPlace::Inside(SeriesLabelPosition::LowerLeft), "the caller's choice, free");
+        let everywhere = Drawn { bands: vec![vec![(-1.0, -1.0, 401.0), (801.0, -1.0, 401.0)]], ..Drawn::default() };
+        assert_eq!(place_legend(&SeriesLabelPosition::UpperLeft, size, (&ax, &ay), &everywhere), LegendPlace::Outside);
+        assert_eq!(legend_rect(&LegendPlace::Outside, size, (&ax, &ay)), (810, 0, 910, 40));
+        // A legend larger than the plot area fits nowhere inside it.
+        let place = place_legend(&SeriesLabelPosition::UpperLeft, (900, 40), (&ax, &ay), &Drawn::default());
+        assert_eq!(place, LegendPlace::Outside);
+    }
 
     /// No curve, or curves without points: an error at once (plotters looped for ever on the
     /// infinite range).

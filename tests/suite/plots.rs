@@ -225,3 +225,100 @@ fn linear_tick_labels_have_no_trailing_zeros() {
         assert!(numbers.iter().all(|t| !t.ends_with(".0")), "{file}: {numbers:?}");
     }
 }
+
+/// The legend's box (x, y, width, height): plotters draws it as a filled white rectangle and
+/// then its border, the only rectangle with a black stroke at opacity 0.3.
+fn legend_box(svg: &str) -> [f64; 4] {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let boxes: Vec<[f64; 4]> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("stroke") == Some("#000000"))
+        .filter(|n| n.attribute("opacity") == Some("0.3"))
+        .map(|n| ["x", "y", "width", "height"].map(|a| n.attribute(a).unwrap().parse().unwrap()))
+        .collect();
+    assert_eq!(boxes.len(), 1, "one legend: {boxes:?}");
+    boxes[0]
+}
+
+/// The markers' centres (the circles) and the canvas' width.
+fn markers_and_width(svg: &str) -> (Vec<(f64, f64)>, f64) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let circles = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .map(|n| (n.attribute("cx").unwrap().parse().unwrap(), n.attribute("cy").unwrap().parse().unwrap()))
+        .collect();
+    (circles, doc.root_element().attribute("width").unwrap().parse().unwrap())
+}
+
+/// The markers the legend covers (a marker's radius is 3 pixels).
+fn covered(svg: &str) -> Vec<(f64, f64)> {
+    let [x, y, w, h] = legend_box(svg);
+    let (circles, _) = markers_and_width(svg);
+    circles
+        .into_iter()
+        .filter(|c| c.0 >= x - 3.0 && c.0 <= x + w + 3.0 && c.1 >= y - 3.0 && c.1 <= y + h + 3.0)
+        .collect()
+}
+
+/// daly-2006's plot: one point per MTBF, the 15-min one top left, where the legend stood and
+/// hid it. The legend moves to a free place; the same data give the same bytes.
+#[test]
+fn the_legend_leaves_points_in_its_default_corner_visible() {
+    let curve = |label: &str, min: f64, overhead: f64| Curve {
+        label: label.into(),
+        points: vec![(min * 60.0, overhead, overhead - 0.01, overhead + 0.01)],
+        model: vec![],
+    };
+    let curves = [
+        curve("failures.mtbf = 24 h", 110.0, 0.1),
+        curve("failures.mtbf = 6 h", 57.0, 0.2),
+        curve("failures.mtbf = 15 min", 8.0, 4.0),
+    ];
+    let svg = plot::overhead_svg("t", &curves, &Marks::default()).expect("a plot");
+    assert!(covered(&svg).is_empty(), "the legend {:?} hides {:?}", legend_box(&svg), covered(&svg));
+    let (circles, width) = markers_and_width(&svg);
+    assert_eq!(width, 800.0, "room inside the plot: the canvas keeps its width");
+    assert!(circles.iter().any(|c| c.0 < 200.0 && c.1 < 100.0), "the 15-min point is top left: {circles:?}");
+    assert_eq!(plot::overhead_svg("t", &curves, &Marks::default()).unwrap(), svg, "deterministic");
+    // Points in every corner, none in the top middle: the legend goes there, not over a point.
+    let corners = [(2.0, 1.0), (2.0, 0.0), (200.0, 1.0), (200.0, 0.0), (20.0, 0.0)];
+    let points = corners.map(|(m, y)| (m * 60.0, y, y, y)).to_vec();
+    let svg = plot::overhead_svg("t", &[Curve { label: "simulated".into(), points, model: vec![] }], &Marks::default())
+        .expect("a plot");
+    assert!(covered(&svg).is_empty(), "the legend {:?} hides {:?}", legend_box(&svg), covered(&svg));
+    assert_eq!(markers_and_width(&svg).1, 800.0);
+}
+
+/// Data everywhere in the plot area (a band from bottom to top over the whole width, and
+/// points in all nine places a legend may take): the legend stands right of the plot area, on
+/// a canvas widened for it, and hides nothing.
+#[test]
+fn the_legend_goes_outside_the_plot_where_every_place_inside_hides_data() {
+    let xs = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+    let points = xs.iter().map(|m| (m * 60.0, 0.5, 0.0, 1.0)).collect();
+    let band = Curve { label: "a band over everything".into(), points, model: vec![] };
+    let grid = xs.iter().flat_map(|m| [0.05, 0.5, 0.95].map(|y| (m * 60.0, y, y, y))).collect();
+    let grid = Curve { label: "a point in every place".into(), points: grid, model: vec![] };
+    for curves in [vec![band], vec![grid]] {
+        let svg = plot::overhead_svg("t", &curves, &Marks::default()).expect("a plot");
+        let [x, _, w, _] = legend_box(&svg);
+        let (circles, width) = markers_and_width(&svg);
+        let right = circles.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
+        assert!(x > right + 3.0, "the legend at x = {x} is not right of the points (up to {right})");
+        assert!(width > 800.0 && width >= x + w + 10.0, "a canvas {width} wide for a legend at {x}..{}", x + w);
+        assert!(covered(&svg).is_empty());
+        // The whole legend, not clipped to the plot area: its text and key inside its box.
+        let label = &curves[0].label;
+        let text = texts(&svg).into_iter().find(|t| t.3 == *label).expect("the legend's text");
+        assert!(w > 100.0 && text.0 > x + 20.0 && text.0 < x + w, "{label} at {text:?} in a legend at {x}..{}", x + w);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let key = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#1F77B4"))
+            .filter_map(|n| n.attribute("points").and_then(|p| p.split_whitespace().next()?.split_once(',')))
+            .filter_map(|(px, _)| px.parse::<f64>().ok())
+            .any(|px| px > x && px + 20.0 < x + w);
+        assert!(key, "the curve's key in the legend");
+    }
+}
