@@ -114,23 +114,40 @@ impl FailureModel {
         }
     }
 
-    /// The model in a few words, for reports: `poisson`, `job-renewal weibull(shape 0.7)
-    /// fresh`, `nodes 1024×weibull(shape 0.7) stationary`.
+    /// The model in a few words, for reports: `exponential`, `job-renewal weibull(shape 0.7)
+    /// fresh`, `nodes 1024×weibull(shape 0.7) stationary`, `nodes 1004×weibull(shape
+    /// 0.7)+20×weibull(shape 0.7) stationary`.
+    ///
+    /// Only what tells two models apart: the node count where the job has more than one node
+    /// (`nodes 1024×exponential`, but `exponential` for one node), and the start (`fresh`,
+    /// `stationary`) only where some law has memory: an exponential law is memoryless, its
+    /// failures the same whatever the nodes' ages. Exponential failures at the job's MTBF read
+    /// `exponential` whether they renew the job or its one node: the same stream.
     pub fn describe(&self) -> String {
-        let start = |s: &Start| match s {
-            Start::Fresh => "fresh",
-            Start::Stationary => "stationary",
+        let start = |s: &Start, memory: bool| match (memory, s) {
+            (false, _) => "",
+            (true, Start::Fresh) => " fresh",
+            (true, Start::Stationary) => " stationary",
         };
         match self {
-            FailureModel::Poisson { .. } => "poisson".into(),
-            FailureModel::JobRenewal { law, start: s } => format!("job-renewal {} {}", law.describe(), start(s)),
+            FailureModel::Poisson { .. } => "exponential".into(),
+            FailureModel::JobRenewal { law, start: s } => {
+                format!("job-renewal {}{}", law.describe(), start(s, !law.is_exponential()))
+            }
             FailureModel::Platform { classes, start: s, sampler } => {
-                let parts: Vec<String> = classes.iter().map(|c| format!("{}×{}", c.nodes, c.law.describe())).collect();
                 let how = match sampler {
                     Sampler::Cohort => "",
                     Sampler::PerNode => " per-node",
                 };
-                format!("nodes {} {}{how}", parts.join("+"), start(s))
+                let start = start(s, !self.is_poisson());
+                match classes.as_slice() {
+                    [one] if one.nodes == 1 => format!("{}{start}{how}", one.law.describe()),
+                    _ => {
+                        let parts: Vec<String> =
+                            classes.iter().map(|c| format!("{}×{}", c.nodes, c.law.describe())).collect();
+                        format!("nodes {}{start}{how}", parts.join("+"))
+                    }
+                }
             }
             FailureModel::Trace(t) => t.describe(),
         }
@@ -666,30 +683,37 @@ impl Failures {
         }
     }
 
-    /// The model in a few words, for reports.
+    /// The model in a few words, for reports: the base model's ([`FailureModel::describe`]),
+    /// then the placement on the topology, each domain level's law, the random k-of-N events'
+    /// law (each with its start where the law has memory, as the nodes') and the bursts'
+    /// branching ratio, `; `-separated: `nodes 256×exponential; packed on 64×32; rack
+    /// exponential`, `…; rack weibull(shape 0.5) stationary`.
     pub fn describe(&self) -> String {
         let mut s = self.base.describe();
         if let Some(t) = self.topology.as_ref().filter(|_| !self.domains.is_empty() || self.random.is_some()) {
             s.push_str(&format!("; {} on {}×{}", self.placement.name(), t.racks, t.nodes_per_rack));
         }
         for d in &self.domains {
-            s.push_str(&format!("; {} {}", d.level.name(), d.law.describe()));
-            // Stationary is the default and the only start an exponential law has.
-            if d.start == Start::Fresh && !d.law.is_exponential() {
-                s.push_str(" fresh");
-            }
+            s.push_str(&format!("; {} {}{}", d.level.name(), d.law.describe(), start_words(d.start, &d.law)));
         }
         if let Some(r) = &self.random {
-            s.push_str(&format!("; {} random nodes {}", r.nodes, r.law.describe()));
-            // As for domains: stationary is the default and the only start an exponential law has.
-            if r.start == Start::Fresh && !r.law.is_exponential() {
-                s.push_str(" fresh");
-            }
+            s.push_str(&format!("; {} random nodes {}{}", r.nodes, r.law.describe(), start_words(r.start, &r.law)));
         }
         if let Some(b) = &self.burst {
             s.push_str(&format!("; bursts n = {}", b.branching));
         }
         s
+    }
+}
+
+/// ` fresh` or ` stationary` after a law with memory, nothing after an exponential law (its
+/// failures are the same whatever the age): what [`Failures::describe`] says of a domain
+/// level's or the random events' start.
+fn start_words(start: Start, law: &Law) -> &'static str {
+    match start {
+        _ if law.is_exponential() => "",
+        Start::Fresh => " fresh",
+        Start::Stationary => " stationary",
     }
 }
 
@@ -819,6 +843,80 @@ impl FailureStream for TraceStream {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    /// The failure model in words says what tells models apart: no `nodes 1×` for one node,
+    /// no `stationary`/`fresh` for memoryless (exponential) laws, both where they matter.
+    #[test]
+    fn describe_names_nodes_and_start_only_where_they_matter() {
+        let exp = Law::exponential(3600.0).unwrap();
+        let weibull = Law::weibull(3600.0, 0.7).unwrap();
+        let platform = |classes: Vec<NodeClass>, start, sampler| FailureModel::Platform { classes, start, sampler };
+        let one = |law: &Law, nodes| vec![NodeClass { nodes, law: law.clone() }];
+        let cases = [
+            (platform(one(&exp, 1), Start::Stationary, Sampler::Cohort), "exponential"),
+            (platform(one(&exp, 1), Start::Fresh, Sampler::Cohort), "exponential"),
+            (FailureModel::Poisson { mtbf_s: 3600.0 }, "exponential"),
+            (platform(one(&exp, 1), Start::Fresh, Sampler::PerNode), "exponential per-node"),
+            (platform(one(&exp, 1024), Start::Stationary, Sampler::Cohort), "nodes 1024×exponential"),
+            (platform(one(&weibull, 1), Start::Stationary, Sampler::Cohort), "weibull(shape 0.7) stationary"),
+            (platform(one(&weibull, 1), Start::Fresh, Sampler::PerNode), "weibull(shape 0.7) fresh per-node"),
+            (
+                platform(one(&weibull, 1024), Start::Stationary, Sampler::Cohort),
+                "nodes 1024×weibull(shape 0.7) stationary",
+            ),
+            (
+                platform(
+                    vec![NodeClass { nodes: 1000, law: exp.clone() }, NodeClass { nodes: 24, law: exp.clone() }],
+                    Start::Fresh,
+                    Sampler::Cohort,
+                ),
+                "nodes 1000×exponential+24×exponential",
+            ),
+            // One class with memory: the start matters to the whole platform.
+            (
+                platform(
+                    vec![NodeClass { nodes: 1, law: exp.clone() }, NodeClass { nodes: 1, law: weibull.clone() }],
+                    Start::Fresh,
+                    Sampler::Cohort,
+                ),
+                "nodes 1×exponential+1×weibull(shape 0.7) fresh",
+            ),
+            (
+                FailureModel::JobRenewal { law: weibull.clone(), start: Start::Fresh },
+                "job-renewal weibull(shape 0.7) fresh",
+            ),
+            (FailureModel::JobRenewal { law: exp.clone(), start: Start::Fresh }, "job-renewal exponential"),
+        ];
+        for (model, want) in cases {
+            assert_eq!(model.describe(), want, "{model:?}");
+        }
+        // Domains, random k-of-N events and bursts follow the same rule.
+        let topology = Topology { racks: 64, nodes_per_rack: 32, racks_per_switch: None, racks_per_power: None };
+        let mut f = Failures::simple(platform(one(&exp, 256), Start::Stationary, Sampler::Cohort), 256);
+        f.topology = Some(topology);
+        f.domains = vec![
+            DomainEvents { level: Level::Rack, law: exp.clone(), start: Start::Fresh },
+            DomainEvents { level: Level::Rack, law: weibull.clone(), start: Start::Stationary },
+            DomainEvents { level: Level::Rack, law: weibull.clone(), start: Start::Fresh },
+        ];
+        f.random = Some(RandomEvents { nodes: 4, law: exp.clone(), start: Start::Fresh });
+        f.burst = Some(Burst { branching: 0.5, decay_s: 60.0 });
+        assert_eq!(
+            f.describe(),
+            "nodes 256×exponential; packed on 64×32; rack exponential; rack weibull(shape 0.7) stationary; \
+             rack weibull(shape 0.7) fresh; 4 random nodes exponential; bursts n = 0.5"
+        );
+        let plain = Failures::simple(platform(one(&exp, 1), Start::Stationary, Sampler::Cohort), 1);
+        assert_eq!(plain.describe(), "exponential");
+        f.domains.clear();
+        for (start, words) in [(Start::Fresh, " fresh"), (Start::Stationary, " stationary")] {
+            f.random = Some(RandomEvents { nodes: 4, law: weibull.clone(), start });
+            let want = format!(
+                "nodes 256×exponential; packed on 64×32; 4 random nodes weibull(shape 0.7){words}; bursts n = 0.5"
+            );
+            assert_eq!(f.describe(), want);
+        }
+    }
 
     #[test]
     fn a_wrapped_log_without_a_span_ends_instead_of_repeating_one_instant() {

@@ -552,7 +552,8 @@ fn a_table_without_a_closed_form_says_so() {
 
 /// The table's header names the failure model the scenario's keys built, defaults included
 /// (a Weibull platform's per-node renewal and stationary start), or says that the sweep
-/// changes it.
+/// changes it. A one-node job with exponential failures reads `exponential`: no node count,
+/// no start (it read `nodes 1×exponential stationary`).
 #[test]
 fn the_table_names_the_failure_model() {
     let tmp = tempfile::tempdir().unwrap();
@@ -564,6 +565,12 @@ fn the_table_names_the_failure_model() {
     let o = ckptsim(&["run", "scenarios/weibull-job.toml", "--reps", "4", "--out", out]);
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(table.lines().nth(2).unwrap().starts_with("  failures: per point (the sweep changes them"), "{table}");
+    for (scenario, model) in [("young-daly", "exponential"), ("bursts", "exponential; bursts n = 0.6")] {
+        let o = ckptsim(&["run", &format!("scenarios/{scenario}.toml"), "--reps", "4", "--out", out]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let table = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(table.lines().nth(2), Some(format!("  failures: {model}").as_str()), "{table}");
+    }
 }
 
 /// The Markdown table gives each duration column in the unit the terminal table uses (the

@@ -424,7 +424,10 @@ fn scenario_domain_start_reaches_the_stream() {
     assert_eq!(plain.points[0].failures.domains[0].start, ckptsim::failure::Start::Stationary);
     let swept = super::inline(&format!("{text}[sweep]\n\"failures.rack.start\" = [\"fresh\", \"stationary\"]\n"));
     assert!(swept.points[0].failures.describe().ends_with("rack weibull(shape 0.5) fresh"));
-    assert!(swept.points[1].failures.describe().ends_with("rack weibull(shape 0.5)"));
+    assert_eq!(
+        swept.points[1].failures.describe(),
+        "nodes 20×exponential; packed on 4×16; rack weibull(shape 0.5) stationary"
+    );
     let r = simulate(&swept, 4000, 3);
     let (fresh, stationary) = (r.summaries[0].overhead.estimate(), r.summaries[1].overhead.estimate());
     // Paired points share streams only through the nodes; the rack streams differ, so the
@@ -500,7 +503,7 @@ fn fresh_random_events_start_new() {
         failures(&law, Start::Fresh).describe().ends_with("; 48 random nodes weibull(shape 0.5) fresh"),
         "the failure model names a fresh k-of-N start"
     );
-    assert!(failures(&law, Start::Stationary).describe().ends_with("; 48 random nodes weibull(shape 0.5)"));
+    assert!(failures(&law, Start::Stationary).describe().ends_with("; 48 random nodes weibull(shape 0.5) stationary"));
     // Exponential: no age, one process whatever the start, drawn alike; no "fresh" in its name.
     let exponential = Law::exponential(10.0 * day_s).unwrap();
     let (fresh, stationary) = (failures(&exponential, Start::Fresh), failures(&exponential, Start::Stationary));
@@ -528,7 +531,7 @@ fn scenario_random_start_reaches_the_stream() {
     assert_eq!(plain.points[0].failures.random.as_ref().unwrap().start, ckptsim::failure::Start::Stationary);
     let swept = super::inline(&format!("{text}[sweep]\n\"failures.random.start\" = [\"fresh\", \"stationary\"]\n"));
     assert!(swept.points[0].failures.describe().ends_with("8 random nodes weibull(shape 0.5) fresh"));
-    assert!(swept.points[1].failures.describe().ends_with("8 random nodes weibull(shape 0.5)"));
+    assert!(swept.points[1].failures.describe().ends_with("8 random nodes weibull(shape 0.5) stationary"));
     let r = simulate(&swept, 4000, 3);
     let (fresh, stationary) = (r.summaries[0].overhead.estimate(), r.summaries[1].overhead.estimate());
     // Paired points share streams only through the nodes; the k-of-N streams differ, so the
