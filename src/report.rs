@@ -384,7 +384,10 @@ impl<'a> Report<'a> {
         // stationary per-node platform is close to Poisson, which the numbers alone do not say.
         let models: Vec<String> = scenario.points.iter().map(|p| p.failures.describe()).collect();
         if models.iter().all(|m| *m == models[0]) {
-            out.push_str(&format!("  failures: {}\n\n", models[0]));
+            // The job's MTBF, which the model's words leave to arithmetic: `mtbf = "5 y"` with
+            // 2048 nodes is the whole job's 5 y, not a node's (that is `node_mtbf`).
+            let mtbf_s = scenario.points[0].failures.mtbf_s();
+            out.push_str(&format!("  failures: {}; job MTBF {}\n\n", models[0], human_duration(mtbf_s)));
         } else {
             out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n\n");
         }

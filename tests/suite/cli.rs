@@ -561,11 +561,19 @@ fn the_table_names_the_failure_model() {
     let o = ckptsim(&["run", "scenarios/weibull-platform.toml", "--reps", "4", "--out", out]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).unwrap();
-    assert_eq!(table.lines().nth(2), Some("  failures: nodes 1024×weibull(shape 0.7) stationary"), "{table}");
+    assert_eq!(
+        table.lines().nth(2),
+        Some("  failures: nodes 1024×weibull(shape 0.7) stationary; job MTBF 3.100 h"),
+        "{table}"
+    );
     let o = ckptsim(&["run", "scenarios/weibull-job.toml", "--reps", "4", "--out", out]);
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(table.lines().nth(2).unwrap().starts_with("  failures: per point (the sweep changes them"), "{table}");
-    for (scenario, model) in [("young-daly", "exponential"), ("bursts", "exponential; bursts n = 0.6")] {
+    // The job's MTBF too: with bursts, the cluster-starting MTBF × (1 − n) = 3.1 h × 0.4.
+    for (scenario, model) in [
+        ("young-daly", "exponential; job MTBF 3.100 h"),
+        ("bursts", "exponential; bursts n = 0.6; job MTBF 74.400 min"),
+    ] {
         let o = ckptsim(&["run", &format!("scenarios/{scenario}.toml"), "--reps", "4", "--out", out]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let table = String::from_utf8(o.stdout).unwrap();
