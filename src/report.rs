@@ -213,7 +213,10 @@ impl<'a> Report<'a> {
             };
             // Every interval infinite (`policy.interval = "none"` under a factor sweep): no curve.
             if !curves.is_empty() {
-                let title = format!("{}: overhead (dashed: closed form)", self.scenario.name);
+                // Only where a dashed line is drawn: no closed form applies (Weibull), or each
+                // curve has one point (daly-2006), and the title promised one all the same.
+                let dashed = if curves.iter().any(|c| c.model.len() >= 2) { " (dashed: closed form)" } else { "" };
+                let title = format!("{}: overhead{dashed}", self.scenario.name);
                 out.push((
                     "overhead",
                     plot::overhead_svg(&title, &curves, &plot::Marks { lines: &markers, range: None })
@@ -749,7 +752,7 @@ pub fn optimum_cases_svg(
         _ => return None,
     };
     let xs: Vec<f64> = results.iter().map(|(c, _)| label_value(&c.labels[0].1)).collect::<Option<_>>()?;
-    if results.len() < 2 || xs.iter().any(|x| *x <= 0.0) {
+    if results.len() < 2 {
         return None;
     }
     let mut order: Vec<usize> = (0..results.len()).collect();
@@ -780,9 +783,12 @@ pub fn optimum_cases_svg(
     let curves = [best, formula("young", "Young (1974)"), formula("daly-high-order", "Daly (2006) eq. 37")];
     let span = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) / xs.iter().copied().fold(f64::INFINITY, f64::min);
     let duration = crate::scenario::parse_duration_s(&results[0].0.labels[0].1).is_ok();
-    // A wide span reads on a log scale; durations are labelled with their unit.
+    // A wide span of positive values reads on a log scale; a sweep from 0 ("off" against
+    // "on": `failures.burst.branching = [0, 0.5]`, `job.downtime = ["0 s", ...]`) on a linear
+    // one (it had no plot at all). Durations are labelled with their unit.
+    let log = xs.iter().all(|x| *x > 0.0) && span > 10.0;
     let (map, unmap): (&dyn Fn(f64) -> f64, &dyn Fn(f64) -> f64) =
-        if span > 10.0 { (&|v: f64| v.log10(), &|v: f64| 10f64.powf(v)) } else { (&|v: f64| v, &|v: f64| v) };
+        if log { (&|v: f64| v.log10(), &|v: f64| 10f64.powf(v)) } else { (&|v: f64| v, &|v: f64| v) };
     let label = |v: f64| {
         let v = unmap(v);
         let (value, unit) = if duration {
@@ -793,8 +799,8 @@ pub fn optimum_cases_svg(
         };
         format!("{}{unit}", plot::tick_label(value))
     };
-    let desc = if span > 10.0 { format!("{key} (log scale)") } else { key.clone() };
-    let x = plot::Axis { desc: &desc, map, label: &label, log: span > 10.0 };
+    let desc = if log { format!("{key} (log scale)") } else { key.clone() };
+    let x = plot::Axis { desc: &desc, map, label: &label, log };
     let title = format!("{}: best interval by {key}", scenario.name);
     let legend = plot::emptiest_corner(&curves, map);
     Some(

@@ -322,3 +322,44 @@ fn the_legend_goes_outside_the_plot_where_every_place_inside_hides_data() {
         assert!(key, "the curve's key in the legend");
     }
 }
+
+/// `optimize` over a key swept from 0 ("off" against "on") draws its summary plot on a linear
+/// axis: it wrote none, without a word, as a log axis cannot hold 0.
+#[test]
+fn optimize_plots_a_sweep_from_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("od.toml");
+    let scenario = "[run]\nreplications = 200\nseed = 5\n[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\n\
+                    restart = \"10 min\"\n[failures]\nmtbf = \"3.1 h\"\n[sweep]\n\"job.downtime\" = [\"0 s\", \"5 min\", \"20 min\"]\n";
+    fs::write(&file, scenario).unwrap();
+    let o = ckptsim(&["optimize", file.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(tmp.path().join("od-optimize.svg")).expect("the summary plot is written");
+    let labels: Vec<String> = texts(&svg).into_iter().map(|t| t.3).collect();
+    assert!(labels.iter().any(|l| l == "0 s"), "a tick at 0: {labels:?}");
+    assert!(labels.iter().any(|l| l == "job.downtime"), "a linear axis, not `(log scale)`: {labels:?}");
+}
+
+/// The overhead plot's title promises a dashed closed form only where one is drawn: not for a
+/// Weibull platform (no closed form applies) or bursts.
+#[test]
+fn the_title_names_the_dashed_closed_form_only_where_drawn() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (scenario, dashed) in [("young-daly", true), ("weibull-platform", false), ("bursts", false)] {
+        let out = tmp.path().join(scenario);
+        let o = ckptsim(&[
+            "run",
+            &format!("scenarios/{scenario}.toml"),
+            "--reps",
+            "20",
+            "--plot",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let svg = fs::read_to_string(out.join(format!("{scenario}-overhead.svg"))).unwrap();
+        let title = format!("{scenario}: overhead");
+        let caption = texts(&svg).into_iter().map(|t| t.3).find(|t| t.starts_with(&title)).expect("a title");
+        assert_eq!(caption.contains("(dashed: closed form)"), dashed, "{caption}");
+    }
+}
