@@ -1215,7 +1215,16 @@ fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 /// misspells ([`with_closest_key`]).
 fn key_hint(message: &str) -> String {
     let hinted = with_table_hint(message);
-    if hinted != message { hinted } else { with_closest_key(message) }
+    let closest = with_closest_key(message);
+    match (hinted.strip_prefix(message), closest != message) {
+        // Both: a near-miss of this table's key comes first, the other table after
+        // (`[failures.racks]` means `rack` here, though `racks` is a key of [topology]).
+        (Some(table), true) if !table.is_empty() => {
+            format!("{closest} ({})", table.trim_start_matches("; "))
+        }
+        (Some(table), false) if !table.is_empty() => hinted,
+        _ => closest,
+    }
 }
 
 /// Keys closer than this (normalised Damerau–Levenshtein similarity, 1 = equal) to a listed

@@ -211,6 +211,13 @@ fn a_key_under_the_wrong_table_is_told_its_table() {
         &[],
         &["bad.toml:13:1", "`file` is a key of [failures.trace]"],
     );
+    // A near-miss of this table's own key comes first, the other table after: `[failures.racks]`
+    // means `rack` (it was told only that `racks` is a key of [topology]).
+    rejects(
+        &format!("{GOOD}\n[failures.racks]\nmtbf = \"73 d\"\n"),
+        &[],
+        &["unknown field `racks`", "did you mean `rack`? (`racks` is a key of [topology])"],
+    );
     // In a nested table the user is in the right place with a wrong name: no hint (`mtbf` in
     // a class is `node_mtbf`, not a key of [failures]).
     let tmp = tempfile::tempdir().unwrap();
