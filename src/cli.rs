@@ -740,7 +740,18 @@ fn keep_saved_progress(
             continue;
         }
         let path = out.join(partial::file_name(sc, sharded));
-        // A file that does not read as a partial holds no progress to lose.
+        // A partial of another build's format may hold progress this build cannot resume: its
+        // own build can, so it is not replaced silently. Any other file that does not read as
+        // a partial holds no progress to lose.
+        if let Some(version) = partial::other_format_version(&path) {
+            return Err(usage(format!(
+                "{} is a partial file of format version {version} (this build writes version {}): it may hold the \
+                 saved progress of an interrupted run of another ckptsim build, which this run would replace; \
+                 accepted: resume it with that build (--resume), or remove the file to start over",
+                path.display(),
+                partial::FORMAT_VERSION
+            )));
+        }
         let Ok(saved) = partial::read(&path) else { continue };
         if !saved.complete() {
             return Err(usage(format!(
@@ -1097,15 +1108,18 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
     // (they conflict with it), so `--mtbf 20h --nodes 2048` ran with a 20 h job MTBF: the
     // node's MTBF taken for the job's, an interval √2048 ≈ 45× too long.
     if let (Some(nodes), None) = (args.nodes, &args.node_mtbf) {
-        let (flag, value) = match (&args.mtbf, &args.rate) {
-            (Some(m), _) => ("--mtbf", m.as_str()),
-            (None, Some(r)) => ("--rate", r.as_str()),
-            (None, None) => ("--mtbf", "M"),
+        let given = match (&args.mtbf, &args.rate) {
+            (Some(m), _) => format!(
+                "--mtbf \"{m}\" is already the whole job's MTBF: drop --nodes, or write \
+                 --node-mtbf \"{m}\" --nodes {nodes} if \"{m}\" is a node's"
+            ),
+            (None, Some(r)) => format!(
+                "--rate \"{r}\" is already the whole job's failure rate: drop --nodes, or \
+                 give one node's MTBF (1 / its rate) as --node-mtbf with --nodes {nodes}"
+            ),
+            (None, None) => "give one node's MTBF as --node-mtbf".to_string(),
         };
-        return Err(usage(format!(
-            "--nodes {nodes} goes with --node-mtbf, one node's MTBF; {flag} \"{value}\" is already the whole \
-             job's: drop --nodes, or write --node-mtbf \"{value}\" --nodes {nodes} if \"{value}\" is a node's"
-        )));
+        return Err(usage(format!("--nodes {nodes} goes with --node-mtbf, one node's MTBF; {given}")));
     }
     let checkpoint_s = duration_arg("checkpoint", &args.checkpoint, false)?;
     let mtbf_s = match (&args.mtbf, &args.rate) {

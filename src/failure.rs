@@ -121,8 +121,9 @@ impl FailureModel {
     /// Only what tells two models apart: the node count where the job has more than one node
     /// (`nodes 1024×exponential`, but `exponential` for one node), and the start (`fresh`,
     /// `stationary`) only where some law has memory: an exponential law is memoryless, its
-    /// failures the same whatever the nodes' ages. Exponential failures at the job's MTBF read
-    /// `exponential` whether they renew the job or its one node: the same stream.
+    /// failures the same whatever the nodes' ages. A Poisson stream at the job's MTBF and a
+    /// one-node exponential platform both read `exponential` (the same stream); a job-level
+    /// renewal model given an exponential law reads `job-renewal exponential`.
     pub fn describe(&self) -> String {
         let start = |s: &Start, memory: bool| match (memory, s) {
             (false, _) => "",

@@ -121,6 +121,18 @@ fn bad_field(path: &Path, point: usize, e: FieldError) -> Error {
 }
 
 /// Reads a partial file, checking its format, version and scenario.
+/// The format version of the partial file at `path` when it is a ckptsim partial of another
+/// version than this build's (one that [`read`] refuses), else `None`: its progress is not
+/// this build's to replace.
+pub fn other_format_version(path: &Path) -> Option<u64> {
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES).ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    if v.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return None;
+    }
+    v.get("format_version").and_then(Value::as_u64).filter(|fv| *fv != FORMAT_VERSION)
+}
+
 pub fn read(path: &Path) -> Result<Partial> {
     let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
         .map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
@@ -207,7 +219,8 @@ pub fn read(path: &Path) -> Result<Partial> {
     // Counts the run could not have produced would otherwise pass into merged totals.
     let max_failures = crate::engine::Limits::default().max_failures;
     for (i, s) in summaries.iter().enumerate() {
-        s.check(done, max_failures).map_err(|e| bad_field(path, i, e))?;
+        let baseline = scenario.run.baseline;
+        s.check(done, max_failures, baseline, baseline.point() == Some(i)).map_err(|e| bad_field(path, i, e))?;
     }
     Ok(Partial {
         path: path.to_path_buf(),

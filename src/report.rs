@@ -389,8 +389,15 @@ impl<'a> Report<'a> {
         if models.iter().all(|m| *m == models[0]) {
             // The job's MTBF, which the model's words leave to arithmetic: `mtbf = "5 y"` with
             // 2048 nodes is the whole job's 5 y, not a node's (that is `node_mtbf`).
+            // The words leave out the MTBF, so a sweep of it reads as one model: its MTBF is
+            // then per point.
             let mtbf_s = scenario.points[0].failures.mtbf_s();
-            out.push_str(&format!("  failures: {}; job MTBF {}\n\n", models[0], human_duration(mtbf_s)));
+            let mtbf = if scenario.points.iter().all(|p| p.failures.mtbf_s().to_bits() == mtbf_s.to_bits()) {
+                human_duration(mtbf_s)
+            } else {
+                "per point (`mtbf_s` in the CSV and JSON)".to_string()
+            };
+            out.push_str(&format!("  failures: {}; job MTBF {mtbf}\n\n", models[0]));
         } else {
             out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n\n");
         }

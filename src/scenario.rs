@@ -903,27 +903,35 @@ impl Sweep {
     ) -> Result<Sweep> {
         let sweep = table.remove("sweep");
         let mut set_keys: Vec<(String, Origin)> = vec![];
-        // The table is checked after every `--set`, but a failure stands only if no later one
-        // mends it: `--set failures.burst.branching=0.5 --set failures.burst.decay="30 min"`
-        // adds a table whose keys come one at a time. The blame goes to the `--set` after
-        // which the final error first appeared and stayed.
-        let mut pending: Option<(Origin, String, String)> = None;
+        let mut parsed: Vec<(String, toml::Value, Origin)> = vec![];
         for arg in sets {
             let origin = Origin::Set(arg.clone());
             let (key, value) = parse_set(arg)?;
             if key == "sweep" || key.starts_with("sweep.") {
                 return Err(scenario_error(origin, &key, "sweeps cannot be set from the command line; edit [sweep]"));
             }
+            // Checked on a scratch copy: the path must take a value (not cross a number).
+            set_path(&mut table.clone(), &key, value.clone()).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
+            parsed.retain(|(k, _, _)| *k != key);
+            parsed.push((key.clone(), value, origin.clone()));
+            set_keys.retain(|(k, _)| *k != key);
+            set_keys.push((key, origin));
+        }
+        // The last `--set` of each key is in force, in the order they were given. The table is
+        // checked after each, but a failure stands only if none after it mends it: `--set
+        // failures.burst.branching=0.5 --set failures.burst.decay="30 min"` adds a table whose
+        // keys come one at a time. The blame goes to the `--set` after which the final error
+        // first appeared and stayed; one overridden later is never blamed.
+        let mut pending: Option<(Origin, String, String)> = None;
+        for (key, value, origin) in parsed {
             set_path(&mut table, &key, value).map_err(|m| scenario_error(origin.clone(), &key, &m))?;
             pending = match deserialize(&table) {
                 Ok(_) => None,
                 Err(e) => match pending {
                     Some(p) if p.2 == e.message() => Some(p),
-                    _ => Some((origin.clone(), key.clone(), e.message().to_string())),
+                    _ => Some((origin, key, e.message().to_string())),
                 },
             };
-            set_keys.retain(|(k, _)| *k != key);
-            set_keys.push((key, origin));
         }
         if let Some((origin, key, message)) = pending {
             return Err(scenario_error(origin, &key, &message));

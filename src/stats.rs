@@ -492,8 +492,16 @@ impl Summary {
     /// Checks what a summary of `replications` replications, each struck by at most
     /// `max_failures` failures (the engine's limit), must satisfy: every sample and the
     /// histogram count each replication once, and the other failure counters count some of
-    /// the failures. Names the first field that does not.
-    pub fn check(&self, replications: u64, max_failures: u64) -> Result<(), FieldError> {
+    /// the failures; paired differences are kept for every replication where the run has a
+    /// baseline (`paired`), for none otherwise, and are 0 at the baseline itself
+    /// (`is_baseline`). Names the first field that does not.
+    pub fn check(
+        &self,
+        replications: u64,
+        max_failures: u64,
+        paired: crate::scenario::Baseline,
+        is_baseline: bool,
+    ) -> Result<(), FieldError> {
         let samples = [
             ("overhead.n", self.overhead.count()),
             ("waste.n", self.waste.count()),
@@ -528,15 +536,22 @@ impl Summary {
                 });
             }
         }
-        // Paired differences are kept for every replication or, without a baseline, for none.
-        let paired = self.overhead_diff.count();
-        if paired != 0 && paired != replications {
+        // Paired differences: for every replication with a baseline, for none without. A
+        // summary that lost them merged silently into a difference of fewer replications.
+        let (n, wanted, why) = match paired {
+            crate::scenario::Baseline::Point(b) => (self.overhead_diff.count(), replications, format!("baseline {b}")),
+            crate::scenario::Baseline::None => (self.overhead_diff.count(), 0, "no baseline".to_string()),
+        };
+        if n != wanted {
             return Err(FieldError {
                 key: "overhead_diff.n".into(),
-                message: format!(
-                    "counts {paired} replications, but the summary is of {replications}: accepted is 0 (no baseline) \
-                     or {replications}"
-                ),
+                message: format!("counts {n} replications: accepted is exactly {wanted} (the run has {why})"),
+            });
+        }
+        if is_baseline && (self.overhead_diff.sum.value() != 0.0 || self.overhead_diff.sum_sq.value() != 0.0) {
+            return Err(FieldError {
+                key: "overhead_diff.sum".into(),
+                message: "the baseline point's differences from itself are not all 0: accepted is 0".into(),
             });
         }
         // The per-replication failure counts add up to the failure counter (exactly, as
@@ -784,9 +799,17 @@ mod tests {
         a.lost_s = ExactSum::default();
         a.try_merge(&b).unwrap();
         assert_eq!((a.replications(), a.totals.failures, a.totals.checkpoints), (2, 6, 8));
-        assert_eq!(a.check(2, 3).map_err(|e| e.key), Ok(()));
-        assert_eq!(a.check(2, 2).unwrap_err().key, "counters[0]");
-        assert_eq!(a.check(3, 3).unwrap_err().key, "overhead.n");
+        let none = crate::scenario::Baseline::None;
+        assert_eq!(a.check(2, 3, none, false).map_err(|e| e.key), Ok(()));
+        assert_eq!(a.check(2, 2, none, false).unwrap_err().key, "counters[0]");
+        assert_eq!(a.check(3, 3, none, false).unwrap_err().key, "overhead.n");
+        let paired = crate::scenario::Baseline::Point(0);
+        assert_eq!(a.check(2, 3, paired, false).unwrap_err().key, "overhead_diff.n");
+        a.overhead_diff.add(0.0);
+        a.overhead_diff.add(0.5);
+        assert_eq!(a.check(2, 3, paired, false).map_err(|e| e.key), Ok(()));
+        assert_eq!(a.check(2, 3, paired, true).unwrap_err().key, "overhead_diff.sum");
+        assert_eq!(a.check(2, 3, none, false).unwrap_err().key, "overhead_diff.n");
     }
 
     #[test]

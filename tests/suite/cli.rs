@@ -217,6 +217,14 @@ fn sets_add_a_table_key_by_key() {
     // again is blamed itself.
     let e = err(&["failures.burst.branching=0.5", "failures.burst.decay=30 min", "failures.burst.decay=0 s"]);
     assert!(e.contains("--set 'failures.burst.decay=0 s'"), "{e}");
+    // Only the last `--set` of a key is in force: an overridden one is never blamed, nor is a
+    // later one that merely reveals another's error.
+    let e = err(&["job.work=true", "failures.burst.branching=0.5", "job.work=2e5 s"]);
+    assert!(e.contains("--set failures.burst.branching=0.5:") && e.contains("missing field `decay`"), "{e}");
+    let e = err(&["job.checkpoint=5 parsec", "job.restart=5 parsec", "job.checkpoint=2 min"]);
+    assert!(e.contains("--set 'job.restart=5 parsec': key `job.restart`"), "{e}");
+    let e = err(&["failures.burst.branching=0.5", "failures.burst.branching=0.6"]);
+    assert!(e.contains("--set failures.burst.branching=0.6:"), "{e}");
 }
 
 /// `--set` on a key that only takes text keeps what was typed, even where it reads as a
@@ -579,6 +587,21 @@ fn the_table_names_the_failure_model() {
         let table = String::from_utf8(o.stdout).unwrap();
         assert_eq!(table.lines().nth(2), Some(format!("  failures: {model}").as_str()), "{table}");
     }
+    // A sweep of the MTBF keeps the words but not the MTBF: it is per point, not point 0's.
+    let file = tmp.path().join("mtbf.toml");
+    fs::write(
+        &file,
+        "[job]\nwork = \"20 h\"\ncheckpoint = \"1 min\"\nrestart = \"1 min\"\n[failures]\nmtbf = \"2 h\"\n\
+         [sweep]\n\"failures.mtbf\" = [\"1 h\", \"10 h\"]\n",
+    )
+    .unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--reps", "4", "--out", out]);
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(
+        table.lines().nth(2),
+        Some("  failures: exponential; job MTBF per point (`mtbf_s` in the CSV and JSON)"),
+        "{table}"
+    );
 }
 
 /// The Markdown table gives each duration column in the unit the terminal table uses (the

@@ -166,5 +166,7 @@ fn node_mtbf_and_nodes_give_the_job_mtbf() {
             err.contains("--nodes 2048 goes with --node-mtbf") && err.contains(&format!("{flag} \"{value}\"")),
             "{err}"
         );
+        // The advice, followed, runs: a rate is not offered as an MTBF.
+        assert!(!err.contains("--node-mtbf \"0.05/h\""), "{err}");
     }
 }

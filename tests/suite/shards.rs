@@ -107,6 +107,16 @@ fn merged_shards_with_a_baseline_match_one_run() {
     let column = header.iter().position(|h| *h == "overhead_diff_mean").expect("overhead_diff_mean column");
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
     assert!(row[column].parse::<f64>().unwrap() < 0.0, "point 0 (20 s checkpoints) costs less than point 4");
+    // A shard that lost a point's differences, or whose baseline differs from itself, is
+    // refused: it merged into a difference of fewer replications, or NaN.
+    let emptied = edited(&files, &tmp.path().join("emptied"), &|d| {
+        d["points"][0]["overhead_diff"] = serde_json::json!({"n": 0, "sum": [], "sum_sq": []});
+    });
+    refused(&emptied, &tmp.path().join("m1"), &emptied[0], "points[0].overhead_diff.n");
+    let moved = edited(&files, &tmp.path().join("moved"), &|d| {
+        d["points"][4]["overhead_diff"] = d["points"][0]["overhead_diff"].clone();
+    });
+    refused(&moved, &tmp.path().join("m2"), &moved[0], "points[4].overhead_diff.sum");
 }
 
 /// Shard counts that do not divide the replications: 701 = 3·233 + 2 in 3 shards (shards 0
@@ -308,6 +318,24 @@ fn shards_need_a_fixed_count_and_a_valid_index() {
     }
     let o = ckptsim(&["run", "scenarios/young-daly.toml", "--precision", "0.01", "--shard", "0/2", "--out", out]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A partial of another format version (progress saved by another build) is not replaced
+/// by a new run: it read as no partial at all and was overwritten silently.
+#[test]
+fn a_partial_of_another_format_version_is_not_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("young-daly.partial.json");
+    let old = "{\"format\": \"ckptsim-partial\", \"format_version\": 2, \"done\": 7}";
+    fs::write(&file, old).unwrap();
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("format version 2") && err.contains("remove the file"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), old, "the file is kept as it was");
+    assert!(!dir.join("young-daly.csv").exists());
 }
 
 /// Half of `u64::MAX`, rounded up: two of these overflow a `u64` total.
