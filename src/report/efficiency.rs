@@ -334,7 +334,7 @@ impl<'a> EfficiencyReport<'a> {
         let map = move |x: f64| if log { (x / unit).log10() } else { x / unit };
         let label = move |v: f64| plot::tick_label(if log { 10f64.powf(v) } else { v });
         let desc = if log { format!("{desc}, log scale") } else { desc.to_string() };
-        let axis = plot::Axis { desc: &desc, map: &map, label: &label, log };
+        let axis = plot::Axis { desc: &desc, map: &map, label: &label, log, unit: None };
         let title = format!("{}: machine efficiency (dashed: closed form)", sc.name);
         let legend = plot::emptiest_corner(&curves, &map);
         let svg = plot::curves_svg(&title, &axis, "e = 1 − ΣL/ΣU", false, legend, &curves, &plot::Marks::default())

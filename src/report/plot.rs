@@ -49,6 +49,7 @@ pub fn overhead_svg(title: &str, curves: &[Curve], marks: &Marks) -> Result<Stri
         map: &|s| (s / 60.0).log10(),
         label: &|v| tick_label(10f64.powf(v)),
         log: true,
+        unit: None,
     };
     curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, marks)
 }
@@ -77,6 +78,12 @@ pub struct Axis<'a> {
     /// then stand at round values ([`log_ticks`]), where plotters' round steps of the
     /// logarithm (10^0.2 apart) were labelled 2.51, 3.98, 6.31 and read as data.
     pub log: bool,
+    /// On a linear axis, the length in plotted coordinates of the unit its tick labels count
+    /// (60 where the coordinate is in seconds and the labels in minutes): the ticks then stand
+    /// at round multiples of that unit ([`linear_ticks`]), where plotters' round steps of
+    /// seconds were labelled 3.33 min, 6.67 min. None: plotters' own ticks, round steps of the
+    /// coordinate itself (fine for plain numbers).
+    pub unit: Option<f64>,
 }
 
 /// A linear f64 axis with given ticks (labelled) and grid lines: plotters' `WithKeyPoints`
@@ -208,6 +215,51 @@ pub fn log_ticks(lo: f64, hi: f64, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let step = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p);
     let bold = ((lo / step).ceil() as i64..=(hi / step).floor() as i64).map(|i| i as f64 * step).collect();
     (bold, vec![])
+}
+
+/// The ticks of a linear axis over lo..hi (plotted coordinates) whose labels count `unit`s
+/// (60 for minutes on an axis in seconds), as (labelled, grid-only): the multiples of a step
+/// of 1, 2 or 5 × 10^k units, the coarsest such step that gives four to eight ticks (else the
+/// finest that gives at most eight), and grid lines a fifth of a step apart (a quarter of a
+/// step of 2). Each tick is an integer multiple of a power of ten times `unit`, so that
+/// labels divide back to round numbers: 0, 5, 10, 15, 20 min rather than 3.33 min, 6.67 min.
+pub fn linear_ticks(lo: f64, hi: f64, unit: f64) -> (Vec<f64>, Vec<f64>) {
+    let (a, b) = (lo / unit, hi / unit);
+    if !(a.is_finite() && b.is_finite() && b > a && unit > 0.0) {
+        return (vec![], vec![]);
+    }
+    // m × 10^k as an integer m and a power (a division for negative k: 0.2 rather than
+    // 2 × 0.1 = 0.20000000000000001), the value of n steps being (n·m) · 10^k.
+    let pow = |k: i32| if k < 0 { 1.0 / 10f64.powi(-k) } else { 10f64.powi(k) };
+    let scaled = |n: i64, k: i32| if k < 0 { n as f64 / 10f64.powi(-k) } else { n as f64 * 10f64.powi(k) };
+    let range = |m: i64, k: i32| {
+        let step = m as f64 * pow(k);
+        ((a / step).ceil() as i64, (b / step).floor() as i64)
+    };
+    let count = |(first, last): (i64, i64)| (last - first + 1).max(0);
+    let k0 = ((b - a) / 8.0).log10().floor() as i32;
+    // Steps from fine to coarse: 1, 2, 5 × 10^(k0 − 1) … 10^(k0 + 2).
+    let steps: Vec<(i64, i32)> = (k0 - 1..=k0 + 2).flat_map(|k| [1, 2, 5].map(|m| (m, k))).collect();
+    let (m, k) = steps
+        .iter()
+        .rev()
+        .find(|&&(m, k)| (4..=8).contains(&count(range(m, k))))
+        .or_else(|| steps.iter().find(|&&(m, k)| count(range(m, k)) <= 8))
+        .copied()
+        .unwrap_or((1, k0 + 3));
+    let (first, last) = range(m, k);
+    let bold = (first..=last).map(|n| scaled(n * m, k) * unit).collect();
+    // Grid lines: steps of 1 and 5 in fifths (0.2, 1), of 2 in quarters (0.5): sub-steps of
+    // 2, 10 or 5 × 10^(k − 1).
+    let (sub, per) = match m {
+        1 => (2, 5),
+        2 => (5, 4),
+        _ => (10, 5),
+    };
+    let step = m as f64 * pow(k);
+    let (lo_sub, hi_sub) = ((a * per as f64 / step).ceil() as i64, (b * per as f64 / step).floor() as i64);
+    let light = (lo_sub..=hi_sub).filter(|j| j % per != 0).map(|j| scaled(j * sub, k - 1) * unit).collect();
+    (bold, light)
 }
 
 /// Width and height (pixels) of the figures of [`curves_svg`]; a legend outside the plot
@@ -499,11 +551,14 @@ pub fn curves_svg(
     let pad = 0.05 * (y_hi - y_lo).max(1e-9);
     let y_bottom = if y_floor_zero { (y_lo - pad).max(0.0) } else { y_lo - pad };
     let y_top = y_hi + pad;
-    // The x ticks: round values on a log axis, plotters' own on a linear one.
+    // The x ticks: round values on a log axis, round multiples of the labels' unit on a
+    // linear one that has one, else plotters' own.
     let (bold, light) = if x.log {
         let shown: Vec<f64> = curves.iter().flat_map(|c| c.points.iter().map(|p| 10f64.powf(lx(p.0)))).collect();
         let (bold, light) = log_ticks(10f64.powf(x_lo), 10f64.powf(x_hi), &shown);
         (bold.iter().map(|v| v.log10()).collect(), light.iter().map(|v| v.log10()).collect())
+    } else if let Some(unit) = x.unit {
+        linear_ticks(x_lo, x_hi, unit)
     } else {
         let linear = RangedCoordf64::from(x_lo..x_hi);
         (linear.key_points(BoldPoints(11)), linear.key_points(LightPoints::new(11, 110)))
@@ -756,6 +811,46 @@ mod tests {
         // A legend larger than the plot area fits nowhere inside it.
         let place = place_legend(&SeriesLabelPosition::UpperLeft, (900, 40), (&ax, &ay), &Drawn::default());
         assert_eq!(place, LegendPlace::Outside);
+    }
+
+    /// A linear axis in seconds labelled in minutes is ticked at round minutes, 1, 2 or 5 × 10^k
+    /// apart, four to eight of them: plotters' round steps of seconds gave 0 s, 3.33 min,
+    /// 6.67 min … and 100 s, 2.5 min, 3.33 min.
+    #[test]
+    fn linear_ticks_are_round_multiples_of_the_unit() {
+        let minutes = |lo: f64, hi: f64| {
+            let (bold, light) = linear_ticks(lo, hi, 60.0);
+            let labels: Vec<String> = bold.iter().map(|v| number_label(v / 60.0)).collect();
+            (labels, bold, light)
+        };
+        // 0 s … 20 min, padded by 4% each side as `curves_svg` pads it.
+        let (labels, bold, light) = minutes(-48.0, 1248.0);
+        assert_eq!(labels, ["0", "5", "10", "15", "20"]);
+        assert_eq!(bold, [0.0, 300.0, 600.0, 900.0, 1200.0]);
+        assert_eq!(light.len(), 4 * 4, "grid lines a minute apart, none on a tick: {light:?}");
+        assert!(light.iter().all(|l| (l / 60.0).fract() == 0.0 && (l / 300.0).fract() != 0.0), "{light:?}");
+        // 1 … 5 min.
+        assert_eq!(minutes(50.4, 309.6).0, ["1", "2", "3", "4", "5"]);
+        // 0 … 90 min: steps of 20.
+        assert_eq!(minutes(-216.0, 5616.0).0, ["0", "20", "40", "60", "80"]);
+        // Fractions of the unit without float noise, and negative values.
+        let (bold, _) = linear_ticks(0.09, 0.36, 1.0);
+        assert_eq!(bold, [0.1, 0.15, 0.2, 0.25, 0.3, 0.35]);
+        assert_eq!(
+            bold.iter().map(|v| number_label(*v)).collect::<Vec<_>>(),
+            ["0.1", "0.15", "0.2", "0.25", "0.3", "0.35"]
+        );
+        let (bold, _) = linear_ticks(-1.1, 1.1, 1.0);
+        assert_eq!(bold, [-1.0, -0.5, 0.0, 0.5, 1.0]);
+        for (lo, hi) in [(0.0, 1.0), (-3.7, 12.9), (1e-4, 3e-4), (0.0, 7.0), (0.0, 3.0), (2e5, 9e6), (-0.04, 1.04)] {
+            let (bold, _) = linear_ticks(lo, hi, 1.0);
+            assert!((4..=8).contains(&bold.len()), "{lo}..{hi}: {bold:?}");
+            assert!(bold.iter().all(|v| (lo..=hi).contains(v)), "{lo}..{hi}: {bold:?}");
+            let step = bold[1] - bold[0];
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!([1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9), "{lo}..{hi}: step {step}");
+        }
+        assert_eq!(linear_ticks(1.0, 1.0, 1.0), (vec![], vec![]), "an empty range");
     }
 
     /// No curve, or curves without points: an error at once (plotters looped for ever on the

@@ -70,6 +70,7 @@ fn a_log_axis_is_ticked_at_the_swept_values_when_they_are_few_and_round() {
         map: &|v: f64| v.log10(),
         label: &|v| plot::tick_label(10f64.powf(v)),
         log: true,
+        unit: None,
     };
     let svg = plot::curves_svg("t", &x, "e", false, SeriesLabelPosition::UpperLeft, &[curve], &Marks::default())
         .expect("a plot");
@@ -323,21 +324,46 @@ fn the_legend_goes_outside_the_plot_where_every_place_inside_hides_data() {
     }
 }
 
+/// `optimize`'s summary plot of the Young–Daly job over a sweep of `key` (a TOML array), as
+/// SVG: `name-optimize.svg`.
+fn optimize_sweep_svg(name: &str, key: &str, values: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join(format!("{name}.toml"));
+    let scenario = format!(
+        "name = \"{name}\"\n[run]\nreplications = 200\nseed = 5\n[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\n\
+         restart = \"10 min\"\n[failures]\nmtbf = \"3.1 h\"\n[sweep]\n\"{key}\" = {values}\n"
+    );
+    fs::write(&file, scenario).unwrap();
+    let o = ckptsim(&["optimize", file.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    fs::read_to_string(tmp.path().join(format!("{name}-optimize.svg"))).expect("the summary plot is written")
+}
+
 /// `optimize` over a key swept from 0 ("off" against "on") draws its summary plot on a linear
 /// axis: it wrote none, without a word, as a log axis cannot hold 0.
 #[test]
 fn optimize_plots_a_sweep_from_zero() {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("od.toml");
-    let scenario = "[run]\nreplications = 200\nseed = 5\n[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\n\
-                    restart = \"10 min\"\n[failures]\nmtbf = \"3.1 h\"\n[sweep]\n\"job.downtime\" = [\"0 s\", \"5 min\", \"20 min\"]\n";
-    fs::write(&file, scenario).unwrap();
-    let o = ckptsim(&["optimize", file.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let svg = fs::read_to_string(tmp.path().join("od-optimize.svg")).expect("the summary plot is written");
+    let svg = optimize_sweep_svg("od", "job.downtime", r#"["0 s", "5 min", "20 min"]"#);
     let labels: Vec<String> = texts(&svg).into_iter().map(|t| t.3).collect();
-    assert!(labels.iter().any(|l| l == "0 s"), "a tick at 0: {labels:?}");
+    assert!(labels.iter().any(|l| l == "0 min"), "a tick at 0: {labels:?}");
     assert!(labels.iter().any(|l| l == "job.downtime"), "a linear axis, not `(log scale)`: {labels:?}");
+}
+
+/// A linear axis of durations is ticked at round multiples of one unit, that of the largest
+/// value: plotters' steps of 200 s were labelled 0 s, 3.33 min, 6.67 min, 10 min, 13.3 min,
+/// 16.7 min, 20 min, and its steps of 50 s 100 s, 2.5 min, 3.33 min, 4.17 min, 5 min (two
+/// units, no tick at the first value). The same sweep draws the same bytes.
+#[test]
+fn a_linear_duration_axis_is_ticked_at_round_multiples_of_one_unit() {
+    let svg = optimize_sweep_svg("od", "job.downtime", r#"["0 s", "5 min", "20 min"]"#);
+    assert_eq!(x_ticks(&svg), ["0 min", "5 min", "10 min", "15 min", "20 min"]);
+    assert_eq!(optimize_sweep_svg("od", "job.downtime", r#"["0 s", "5 min", "20 min"]"#), svg, "deterministic");
+    let svg = optimize_sweep_svg("oc", "job.checkpoint", r#"["1 min", "2 min", "3 min", "5 min"]"#);
+    assert_eq!(x_ticks(&svg), ["1 min", "2 min", "3 min", "4 min", "5 min"]);
+    let svg = optimize_sweep_svg("os", "job.downtime", r#"["0 s", "30 s", "90 s"]"#);
+    assert_eq!(x_ticks(&svg), ["0 s", "20 s", "40 s", "60 s", "80 s"]);
+    let svg = optimize_sweep_svg("oh", "job.downtime", r#"["0 s", "1 h", "3 h"]"#);
+    assert_eq!(x_ticks(&svg), ["0 h", "1 h", "2 h", "3 h"]);
 }
 
 /// The overhead plot's title promises a dashed closed form only where one is drawn: not for a

@@ -155,7 +155,7 @@ fn plots_hold_the_closed_form_and_fit_long_titles() {
         points: vec![(1.0, 0.15, 0.1, 0.2), (3.0, 0.15, 0.1, 0.2)],
         model: vec![(1.0, 0.15), (2.0, 0.5), (3.0, 0.15)],
     };
-    let x = Axis { desc: "x", map: &|v| v, label: &|v| format!("x{v}"), log: false };
+    let x = Axis { desc: "x", map: &|v| v, label: &|v| format!("x{v}"), log: false, unit: None };
     let svg = curves_svg(
         "t",
         &x,
