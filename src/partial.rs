@@ -120,7 +120,6 @@ fn bad_field(path: &Path, point: usize, e: FieldError) -> Error {
     }
 }
 
-/// Reads a partial file, checking its format, version and scenario.
 /// The format version of the partial file at `path` when it is a ckptsim partial of another
 /// version than this build's (one that [`read`] refuses), else `None`: its progress is not
 /// this build's to replace.
@@ -133,6 +132,7 @@ pub fn other_format_version(path: &Path) -> Option<u64> {
     v.get("format_version").and_then(Value::as_u64).filter(|fv| *fv != FORMAT_VERSION)
 }
 
+/// Reads a partial file, checking its format, version and scenario.
 pub fn read(path: &Path) -> Result<Partial> {
     let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
         .map_err(|e| bad(path, format!("cannot read the partial summary: {e}")))?;
