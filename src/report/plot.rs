@@ -4,6 +4,7 @@
 use plotters::coord::ranged1d::{BoldPoints, KeyPointHint, LightPoints, NoDefaultFormatting, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One curve of overhead against interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -765,6 +766,236 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
     Ok(svg)
 }
 
+/// One bar of a stacked bar chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The bar's label (drawn left of the bar), e.g. "0  packed ×0.5".
+    pub label: String,
+    /// The stacked parts' values (≥ 0, finite), in the order of the chart's part names.
+    pub parts: Vec<f64>,
+    /// A 95% interval of the bar's total, drawn as a whisker at the bar's end, if any.
+    pub total_ci: Option<(f64, f64)>,
+}
+
+/// The parts' colours of [`stacked_bars_svg`], in part order: a neutral grey, then the
+/// Okabe–Ito colours (told apart with any colour vision; their black is the whiskers', and
+/// the pale yellow comes last).
+const PART_COLOURS: [RGBColor; 8] = [
+    RGBColor(153, 153, 153),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 158, 115),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 114, 178),
+    RGBColor(204, 121, 167),
+    RGBColor(240, 228, 66),
+];
+
+/// Height in pixels of a bar of [`stacked_bars_svg`], and of a bar's row (the bar and the gap
+/// below it).
+const BAR_HEIGHT_PX: i32 = 20;
+const BAR_ROW_PX: i32 = 30;
+
+/// Half the height in pixels of a whisker's end caps.
+const CAP_HALF_PX: i32 = 5;
+
+/// The bars' labels: font size, and pixels between a label and the plot area.
+const BAR_LABEL_SIZE: u32 = 13;
+const BAR_LABEL_GAP_PX: i32 = 8;
+
+/// The plot area of [`stacked_bars_svg`] is at least this wide (pixels), the chart's canvas
+/// (before the legend) at least 800 pixels.
+const BARS_MIN_PLOT_WIDTH_PX: i32 = 480;
+
+/// A generous estimate of the width in pixels of `text` in plotters' sans-serif font of
+/// `size` (which the SVG backend writes as `size / 1.24` pixels) as DejaVu Sans draws it,
+/// wider than Arial or Helvetica: plotters' own estimate without a font library counts
+/// 0.56 em a byte, short of DejaVu's digits and capitals (0.64 to 1 em) on ASCII text.
+fn text_width_px(text: &str, size: u32) -> i32 {
+    let ems: f64 = text
+        .chars()
+        .map(|c| match c {
+            ' ' | 'i' | 'j' | 'l' | 'I' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | '(' | ')' | '[' | ']' | 'f'
+            | 't' | 'r' => 0.42,
+            'm' | 'w' | 'M' | 'W' | '%' | '@' => 1.0,
+            c if c.is_uppercase() => 0.78,
+            _ => 0.66,
+        })
+        .sum();
+    (ems * size as f64 / 1.24).ceil() as i32
+}
+
+/// `text` with each space that follows a space made a no-break space: SVG collapses a run
+/// of spaces into one, and labels such as "0  packed ×0.5" lost their gap.
+fn kept_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut previous = None;
+    for c in text.chars() {
+        out.push(if c == ' ' && previous == Some(' ') { '\u{a0}' } else { c });
+        previous = Some(c);
+    }
+    out
+}
+
+/// Pixels around the chart of [`stacked_bars_svg`], as around those of [`curves_svg`].
+const BARS_MARGIN_PX: i32 = 15;
+
+/// The chart of [`stacked_bars_svg`] titled `title` on `area`: the value axis from 0 to `x_hi`
+/// below with `ticks` (labelled, grid-only), a bare axis on the left beside `label_area`
+/// pixels for the bars' labels.
+fn bars_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_hi: f64,
+    ticks: (&[f64], &[f64]),
+    label_area: i32,
+) -> Result<ChartContext<'a, DB, Cartesian2d<Ticked, Ticked>>, String> {
+    let x = Ticked { inner: (0.0..x_hi).into(), bold: ticks.0.to_vec(), light: ticks.1.to_vec() };
+    let y = Ticked { inner: (0.0..1.0).into(), bold: vec![], light: vec![] };
+    ChartBuilder::on(area)
+        .caption(title, ("sans-serif", caption_size(title)))
+        .margin(BARS_MARGIN_PX)
+        .x_label_area_size(45)
+        .y_label_area_size(label_area)
+        .build_cartesian_2d(x, y)
+        .map_err(plot_error)
+}
+
+/// A horizontal stacked bar chart: one bar per entry of `bars` (top to bottom in order),
+/// each split into `part_names.len()` parts coloured consistently (legend with the part
+/// names), on a linear value axis from 0 labelled `value_label`.
+///
+/// The value axis runs from 0 to 5% beyond the longest bar or whisker, ticked at 1, 2 or
+/// 5 × 10^k multiples ([`linear_ticks`]). Bars are 20 pixels high, 30 apart, the canvas as
+/// high as they need (and the legend); the labels stand left of the bars, the left margin
+/// sized to the longest. Parts of zero value are not drawn; a bar's `total_ci` is a thin
+/// black line from low to high through the bar's middle with end caps, clipped at 0 (no cap
+/// there) where its low end is below. The legend of the parts stands right of the plot area,
+/// the canvas widened for it, so that it never hides a bar.
+///
+/// An error when `bars` or `part_names` is empty, when there are more parts than the eight
+/// colours, when a bar's parts count differs from `part_names.len()`, when a part is negative
+/// or not finite, or when an interval is not finite or has its low above its high.
+pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_label: &str) -> Result<String, String> {
+    if bars.is_empty() {
+        return Err(format!("nothing to plot in \"{title}\": no bar"));
+    }
+    if part_names.is_empty() {
+        return Err(format!("nothing to plot in \"{title}\": no part names"));
+    }
+    if part_names.len() > PART_COLOURS.len() {
+        return Err(format!(
+            "\"{title}\": {} parts, more than the {} colours of a stacked bar chart",
+            part_names.len(),
+            PART_COLOURS.len()
+        ));
+    }
+    for b in bars {
+        if b.parts.len() != part_names.len() {
+            return Err(format!(
+                "\"{title}\": bar \"{}\" has {} parts, the chart {} ({})",
+                b.label,
+                b.parts.len(),
+                part_names.len(),
+                part_names.join(", ")
+            ));
+        }
+        if let Some((name, v)) = part_names.iter().zip(&b.parts).find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+            return Err(format!("\"{title}\": bar \"{}\" has {name} = {v}, not a finite value ≥ 0", b.label));
+        }
+        if let Some((lo, hi)) = b.total_ci
+            && !(lo.is_finite() && hi.is_finite() && lo <= hi)
+        {
+            return Err(format!(
+                "\"{title}\": bar \"{}\" has the interval ({lo}, {hi}), not finite bounds low ≤ high",
+                b.label
+            ));
+        }
+    }
+    let total = |b: &Bar| b.parts.iter().sum::<f64>();
+    let longest = bars.iter().map(|b| total(b).max(b.total_ci.map_or(0.0, |c| c.1))).fold(0.0, f64::max);
+    let x_hi = if longest > 0.0 { longest * 1.05 } else { 1.0 };
+    let (bold, light) = linear_ticks(0.0, x_hi, 1.0);
+
+    let entries: Vec<(&str, Key)> =
+        part_names.iter().zip(PART_COLOURS).map(|(name, c)| (*name, Key::Shade(c.filled()))).collect();
+    // The legend's width from the generous estimate of its text (plotters' own falls short),
+    // its height as plotters lays its lines out.
+    let legend_height = legend_size(&entries)?.1;
+    let legend_text_width = part_names.iter().map(|n| text_width_px(n, LEGEND_FONT.1)).max().unwrap_or(0);
+    let legend = (legend_text_width + LEGEND_KEY + 2 * LEGEND_MARGIN, legend_height);
+
+    let label_area =
+        bars.iter().map(|b| text_width_px(&b.label, BAR_LABEL_SIZE)).max().unwrap_or(0) + 2 * BAR_LABEL_GAP_PX;
+    let chart_width = (2 * BARS_MARGIN_PX + label_area + BARS_MIN_PLOT_WIDTH_PX).max(800);
+    let plot_height = (bars.len() as i32 * BAR_ROW_PX).max(legend.1);
+    // The caption's and the axis' heights around the plot area, from a scratch chart.
+    let (above, below) = {
+        let scratch_height = 400;
+        let mut scratch = String::new();
+        let root =
+            SVGBackend::with_string(&mut scratch, (chart_width as u32, scratch_height as u32)).into_drawing_area();
+        let chart = bars_chart(&root, title, x_hi, (&bold, &light), label_area)?;
+        let (_, area_y) = chart.plotting_area().get_pixel_range();
+        (area_y.start, scratch_height - area_y.end)
+    };
+    let height = above + plot_height + below;
+    let width = chart_width + OUTSIDE_GAP + legend.0 + BARS_MARGIN_PX;
+
+    let mut svg = String::new();
+    {
+        let canvas = SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
+        canvas.fill(&WHITE).map_err(plot_error)?;
+        let (root, _) = canvas.split_horizontally(chart_width);
+        let mut chart = bars_chart(&root, title, x_hi, (&bold, &light), label_area)?;
+        let x_label = |v: &f64| number_label(*v);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_label_formatter(&x_label)
+            .x_desc(value_label)
+            .draw()
+            .map_err(plot_error)?;
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        let px = |v: f64| chart.backend_coord(&(v, 0.0)).0;
+        let font = TextStyle::from(("sans-serif", BAR_LABEL_SIZE).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+        for (i, b) in bars.iter().enumerate() {
+            let top = area_y.start + i as i32 * BAR_ROW_PX + (BAR_ROW_PX - BAR_HEIGHT_PX) / 2;
+            let (bottom, middle) = (top + BAR_HEIGHT_PX, top + BAR_HEIGHT_PX / 2);
+            // Each part from the pixel of the sum before it to that of the sum after it, so
+            // that neighbours share their edge.
+            let mut before = 0.0;
+            for (v, colour) in b.parts.iter().zip(PART_COLOURS) {
+                if *v > 0.0 {
+                    let after = before + v;
+                    canvas
+                        .draw(&Rectangle::new([(px(before), top), (px(after), bottom)], colour.filled()))
+                        .map_err(plot_error)?;
+                    before = after;
+                }
+            }
+            canvas
+                .draw(&Text::new(kept_spaces(&b.label), (area_x.start - BAR_LABEL_GAP_PX, middle), font.clone()))
+                .map_err(plot_error)?;
+            if let Some((lo, hi)) = b.total_ci {
+                let (l, h) = (px(lo.max(0.0)), px(hi.max(0.0)));
+                let whisker = BLACK.stroke_width(1);
+                canvas.draw(&PathElement::new(vec![(l, middle), (h, middle)], whisker)).map_err(plot_error)?;
+                let caps = if lo >= 0.0 { vec![l, h] } else { vec![h] };
+                for c in caps {
+                    canvas
+                        .draw(&PathElement::new(vec![(c, middle - CAP_HALF_PX), (c, middle + CAP_HALF_PX)], whisker))
+                        .map_err(plot_error)?;
+                }
+            }
+        }
+        let left = chart_width + OUTSIDE_GAP;
+        draw_legend(&canvas, (left, area_y.start, left + legend.0, area_y.start + legend.1), &entries)?;
+        canvas.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -862,5 +1093,299 @@ mod tests {
             let e = overhead_svg("t", &curves, &Marks::default()).expect_err("nothing to plot");
             assert!(e.contains("nothing to plot"), "{e}");
         }
+    }
+
+    /// What a [`stacked_bars_svg`] figure holds: the canvas' size, the rectangles as (x, y,
+    /// width, height, fill, stroke), the texts as (x, y, text-anchor, text) and the polylines'
+    /// points.
+    struct BarsSvg {
+        size: (i32, i32),
+        rects: Vec<(i32, i32, i32, i32, String, String)>,
+        texts: Vec<(i32, i32, String, String)>,
+        lines: Vec<Vec<(i32, i32)>>,
+    }
+
+    impl BarsSvg {
+        fn parse(svg: &str) -> Self {
+            let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+            let root = doc.root_element();
+            let int = |n: roxmltree::Node, a: &str| n.attribute(a).and_then(|v| v.parse().ok()).expect(a);
+            let text = |n: roxmltree::Node, a: &str| n.attribute(a).unwrap_or("").to_string();
+            let of = |tag: &'static str| doc.descendants().filter(move |n| n.has_tag_name(tag));
+            BarsSvg {
+                size: (int(root, "width"), int(root, "height")),
+                rects: of("rect")
+                    .map(|n| {
+                        (
+                            int(n, "x"),
+                            int(n, "y"),
+                            int(n, "width"),
+                            int(n, "height"),
+                            text(n, "fill"),
+                            text(n, "stroke"),
+                        )
+                    })
+                    .collect(),
+                texts: of("text")
+                    .map(|n| {
+                        (int(n, "x"), int(n, "y"), text(n, "text-anchor"), n.text().unwrap_or("").trim().to_string())
+                    })
+                    .collect(),
+                lines: of("polyline")
+                    .map(|n| {
+                        text(n, "points")
+                            .split_whitespace()
+                            .map(|p| {
+                                let (x, y) = p.split_once(',').expect("x,y");
+                                (x.parse().expect("x"), y.parse().expect("y"))
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            }
+        }
+
+        /// The bars' rectangles (as tall as a bar), in drawing order.
+        fn bar_rects(&self) -> Vec<(i32, i32, i32, i32, String, String)> {
+            self.rects.iter().filter(|r| r.3 == BAR_HEIGHT_PX && r.5 == "none").cloned().collect()
+        }
+
+        /// The legend's box (its border, the one rectangle stroked black), as (left, top,
+        /// right, bottom).
+        fn legend(&self) -> (i32, i32, i32, i32) {
+            let borders: Vec<_> = self.rects.iter().filter(|r| r.5 == "#000000").collect();
+            assert_eq!(borders.len(), 1, "one legend border: {:?}", self.rects);
+            let r = borders[0];
+            (r.0, r.1, r.0 + r.2, r.1 + r.3)
+        }
+    }
+
+    fn bar(label: &str, parts: &[f64], total_ci: Option<(f64, f64)>) -> Bar {
+        Bar { label: label.into(), parts: parts.to_vec(), total_ci }
+    }
+
+    fn hex(c: RGBColor) -> String {
+        format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+    }
+
+    const CAUSES: [&str; 3] = ["checkpoint writes", "lost work", "restarts"];
+
+    /// No bar, a bar of another parts count, a negative or infinite or NaN part, a bad
+    /// interval, no part names or more than the colours: an error that says which.
+    #[test]
+    fn stacked_bars_reject_what_they_cannot_draw() {
+        let err = |names: &[&str], bars: &[Bar]| stacked_bars_svg("t", names, bars, "overhead").expect_err("an error");
+        let ok = bar("0  packed", &[0.1, 0.2, 0.0], Some((0.25, 0.35)));
+        assert!(stacked_bars_svg("t", &CAUSES, std::slice::from_ref(&ok), "overhead").is_ok());
+        assert!(err(&CAUSES, &[]).contains("no bar"));
+        let e = err(&CAUSES, &[ok.clone(), bar("1  spread", &[0.1, 0.2], None)]);
+        assert!(e.contains("\"1  spread\" has 2 parts, the chart 3"), "{e}");
+        let e = err(&CAUSES, &[bar("b", &[0.1, 0.2, 0.3, 0.4], None)]);
+        assert!(e.contains("has 4 parts, the chart 3"), "{e}");
+        for (v, shown) in [(-0.1, "restarts = -0.1"), (f64::NAN, "= NaN"), (f64::INFINITY, "= inf")] {
+            let e = err(&CAUSES, &[ok.clone(), bar("b", &[0.1, 0.2, v], None)]);
+            assert!(e.contains(shown) && e.contains("not a finite value ≥ 0"), "{v}: {e}");
+        }
+        for ci in [(0.3, 0.2), (f64::NAN, 0.2), (0.1, f64::INFINITY)] {
+            let e = err(&CAUSES, &[bar("b", &[0.1, 0.2, 0.0], Some(ci))]);
+            assert!(e.contains("interval"), "{ci:?}: {e}");
+        }
+        assert!(err(&[], &[bar("b", &[], None)]).contains("no part names"));
+        let e = err(&["p"; 9], &[bar("b", &[0.1; 9], None)]);
+        assert!(e.contains("9 parts, more than the 8 colours"), "{e}");
+    }
+
+    /// One rectangle a bar's height per non-zero part, in its part's colour, the parts left to
+    /// right in order and edge to edge from the axis; the bars top to bottom in order, each
+    /// labelled left of the plot area; the legend a swatch of each colour and the part names.
+    #[test]
+    fn stacked_bars_draw_each_nonzero_part_and_name_it() {
+        let bars = [
+            bar("0  packed ×0.5", &[0.05, 0.08, 0.02], None),
+            bar("1  packed ×1", &[0.03, 0.1, 0.02], None),
+            bar("2  spread ×2", &[0.015, 0.2, 0.01], None),
+        ];
+        let f = BarsSvg::parse(&stacked_bars_svg("Overhead by cause", &CAUSES, &bars, "overhead").unwrap());
+        let rects = f.bar_rects();
+        assert_eq!(rects.len(), 9, "{rects:?}");
+        for (i, row) in rects.chunks(3).enumerate() {
+            assert!(row.iter().all(|r| r.1 == row[0].1), "a bar's parts on one row: {row:?}");
+            assert_eq!(row[0].1 - rects[0].1, i as i32 * BAR_ROW_PX, "bar {i} a row below the one before");
+            assert_eq!(row[0].0, rects[0].0, "every bar from the axis");
+            for (r, colour) in row.iter().zip(PART_COLOURS) {
+                assert_eq!(r.4, hex(colour));
+            }
+            assert!(row.windows(2).all(|w| w[0].0 + w[0].2 == w[1].0), "parts edge to edge: {row:?}");
+        }
+        let swatches: Vec<String> = f.rects.iter().filter(|r| r.3 == 10).map(|r| r.4.clone()).collect();
+        assert_eq!(swatches, PART_COLOURS[..3].iter().map(|c| hex(*c)).collect::<Vec<_>>());
+        let texts: Vec<&str> = f.texts.iter().map(|t| t.3.as_str()).collect();
+        for name in CAUSES {
+            assert!(texts.contains(&name), "{name}: {texts:?}");
+        }
+        // The labels right-aligned left of the plot area, in the middle of their bars, their
+        // runs of spaces kept (no-break spaces).
+        let labels: Vec<_> = f.texts.iter().filter(|t| t.2 == "end").collect();
+        assert_eq!(labels.len(), 3);
+        for (l, b) in labels.iter().zip(&bars) {
+            assert_eq!(l.3, kept_spaces(&b.label));
+            assert_eq!(l.3.replace('\u{a0}', " "), b.label);
+        }
+        assert_eq!(labels[0].3, "0 \u{a0}packed ×0.5");
+        for (l, row) in labels.iter().zip(rects.chunks(3)) {
+            assert_eq!(l.1, row[0].1 + BAR_HEIGHT_PX / 2, "{l:?}");
+            assert_eq!(l.0, row[0].0 - BAR_LABEL_GAP_PX, "the labels' right end beside the plot area");
+        }
+    }
+
+    /// A part of zero draws nothing, its neighbours meet; a bar of zeros draws no rectangle
+    /// but keeps its row and label; all zeros: an axis from 0 to 1.
+    #[test]
+    fn stacked_bars_draw_nothing_for_a_zero_part() {
+        let bars =
+            [bar("a", &[0.1, 0.0, 0.2], None), bar("b", &[0.0, 0.0, 0.0], None), bar("c", &[0.0, 0.3, 0.0], None)];
+        let f = BarsSvg::parse(&stacked_bars_svg("t", &CAUSES, &bars, "overhead").unwrap());
+        let rects = f.bar_rects();
+        let fills: Vec<&str> = rects.iter().map(|r| r.4.as_str()).collect();
+        let [grey, orange, blue] = [0, 1, 2].map(|i| hex(PART_COLOURS[i]));
+        assert_eq!(fills, [&grey, &blue, &orange]);
+        assert_eq!(rects[0].0 + rects[0].2, rects[1].0, "the zero part between them takes no room");
+        assert_eq!(rects[2].1 - rects[0].1, 2 * BAR_ROW_PX, "the zero bar keeps its row");
+        assert_eq!(rects[2].0, rects[0].0, "the bar of the second part alone starts at the axis");
+        assert_eq!(f.texts.iter().filter(|t| t.2 == "end").count(), 3, "every bar labelled");
+        let zeros = [bar("z", &[0.0, 0.0, 0.0], None)];
+        let f = BarsSvg::parse(&stacked_bars_svg("t", &CAUSES, &zeros, "overhead").unwrap());
+        assert!(f.bar_rects().is_empty());
+        let ticks: Vec<&str> = f.texts.iter().filter(|t| t.2 == "middle" && t.1 > 60).map(|t| t.3.as_str()).collect();
+        assert_eq!(ticks, ["overhead", "0", "0.2", "0.4", "0.6", "0.8", "1"]);
+    }
+
+    /// The value axis runs from 0 a little past the longest bar or whisker, ticked at round
+    /// 1-2-5 × 10^k values.
+    #[test]
+    fn stacked_bars_value_axis_has_round_ticks() {
+        let ticks = |bars: &[Bar]| {
+            let f = BarsSvg::parse(&stacked_bars_svg("t", &CAUSES, bars, "overhead (h)").unwrap());
+            f.texts
+                .iter()
+                .filter(|t| t.2 == "middle" && t.3.parse::<f64>().is_ok())
+                .map(|t| t.3.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ticks(&[bar("a", &[0.05, 0.08, 0.02], None)]), ["0", "0.05", "0.1", "0.15"]);
+        // The whisker's end counts: 0.3 × 1.05.
+        assert_eq!(ticks(&[bar("a", &[0.05, 0.08, 0.02], Some((0.1, 0.3)))]), ["0", "0.1", "0.2", "0.3"]);
+        assert_eq!(ticks(&[bar("a", &[1200.0, 3000.0, 700.0], None)]), ["0", "1000", "2000", "3000", "4000", "5000"]);
+    }
+
+    /// The whisker: a horizontal black line from the interval's low to its high through the
+    /// bar's middle, a cap at each end; clipped at the axis, without its cap there, where the
+    /// low is below 0.
+    #[test]
+    fn stacked_bars_whisker_spans_the_interval_at_the_bar_middle() {
+        let bars =
+            [bar("a", &[0.05, 0.08, 0.02], Some((0.14, 0.16))), bar("b", &[0.004, 0.002, 0.0], Some((-0.01, 0.02)))];
+        let f = BarsSvg::parse(&stacked_bars_svg("t", &CAUSES, &bars, "overhead").unwrap());
+        let rects = f.bar_rects();
+        let (axis, end_a) = (rects[0].0, rects[2].0 + rects[2].2);
+        let px_per_unit = (end_a - axis) as f64 / 0.15;
+        for (i, (lo, hi, caps)) in [(0.14, 0.16, 2), (0.0, 0.02, 1)].into_iter().enumerate() {
+            let top = rects[0].1 + i as i32 * BAR_ROW_PX;
+            let middle = top + BAR_HEIGHT_PX / 2;
+            let in_row: Vec<_> =
+                f.lines.iter().filter(|l| l.iter().all(|p| (top..=top + BAR_HEIGHT_PX).contains(&p.1))).collect();
+            let horizontal: Vec<_> = in_row.iter().filter(|l| l.len() == 2 && l[0].1 == l[1].1).collect();
+            assert_eq!(horizontal.len(), 1, "bar {i}: {in_row:?}");
+            let h = horizontal[0];
+            assert_eq!(h[0].1, middle, "bar {i}");
+            for (x, v) in [(h[0].0, lo), (h[1].0, hi)] {
+                assert!((x as f64 - (axis as f64 + v * px_per_unit)).abs() <= 1.5, "bar {i}: {x} for {v}");
+            }
+            let vertical: Vec<_> = in_row.iter().filter(|l| l.len() == 2 && l[0].0 == l[1].0).collect();
+            assert_eq!(vertical.len(), caps, "bar {i}: {in_row:?}");
+            for c in vertical {
+                assert_eq!((c[0].1, c[1].1), (middle - CAP_HALF_PX, middle + CAP_HALF_PX));
+                assert!(c[0].0 == h[1].0 || c[0].0 == h[0].0 && caps == 2, "a cap at an end: {c:?}");
+            }
+        }
+    }
+
+    /// The legend stands right of every bar and whisker, on the canvas, whatever the bars'
+    /// count, lengths and labels; the labels fit left of the plot area; the canvas grows a row
+    /// per bar.
+    #[test]
+    fn stacked_bars_legend_hides_no_bar_and_labels_fit() {
+        let names = ["checkpoint writes", "lost work", "restarts", "downtime", "failed restarts"];
+        let long = |i: usize| format!("{i}  job.checkpoint = {} min, policy.factor = {}, MTBF Weibull", i + 1, i);
+        let cases: Vec<(Vec<&str>, Vec<Bar>)> = vec![
+            (CAUSES.to_vec(), vec![bar("0  packed ×0.5", &[0.05, 0.08, 0.02], Some((0.14, 0.16)))]),
+            (vec!["a part with a long name"; 8], vec![bar("W", &[1.0; 8], Some((7.0, 9.0)))]),
+            (
+                names.to_vec(),
+                (0..9).map(|i| bar(&long(i), &[0.1, 0.2, 0.05 * i as f64, 0.0, 0.3], Some((0.5, 1.2)))).collect(),
+            ),
+            (names.to_vec(), (0..60).map(|i| bar(&format!("{i}"), &[1.0, 2.0, i as f64, 0.0, 0.5], None)).collect()),
+        ];
+        let mut heights = vec![];
+        for (names, bars) in &cases {
+            let f = BarsSvg::parse(&stacked_bars_svg("Overhead by cause", names, bars, "overhead").unwrap());
+            let legend = f.legend();
+            assert!(
+                legend.0 >= 0 && legend.1 >= 0 && legend.2 <= f.size.0 && legend.3 <= f.size.1,
+                "{legend:?} {:?}",
+                f.size
+            );
+            let meets = |r: (i32, i32, i32, i32)| r.0 < legend.2 && legend.0 < r.2 && r.1 < legend.3 && legend.1 < r.3;
+            let rects = f.bar_rects();
+            assert!(!rects.is_empty());
+            for r in &rects {
+                assert!(!meets((r.0, r.1, r.0 + r.2, r.1 + r.3)), "the legend {legend:?} on the bar {r:?}");
+            }
+            for l in &f.lines {
+                assert!(l.iter().all(|p| p.0 < legend.0), "the legend {legend:?} on a line {l:?}");
+            }
+            // Each legend name within the legend's box by the generous estimate.
+            for t in f.texts.iter().filter(|t| t.2 == "start") {
+                assert!(legend.0 < t.0 && t.0 + text_width_px(&t.3, LEGEND_FONT.1) <= legend.2, "{t:?} in {legend:?}");
+            }
+            let axis = rects.iter().map(|r| r.0).min().unwrap();
+            for t in f.texts.iter().filter(|t| t.2 == "end") {
+                let w = text_width_px(&t.3, BAR_LABEL_SIZE);
+                assert!(t.0 - w >= BARS_MARGIN_PX && t.0 < axis, "the label {t:?}, {w} pixels wide, left of {axis}");
+            }
+            heights.push(f.size.1);
+        }
+        assert_eq!(heights[3] - heights[2], 51 * BAR_ROW_PX, "a row per bar: {heights:?}");
+    }
+
+    /// Same input, same bytes.
+    #[test]
+    fn stacked_bars_are_deterministic() {
+        let bars: Vec<Bar> = (0..7)
+            .map(|i| bar(&format!("{i}  x"), &[0.1 * i as f64, 0.3, 1.0 / (i + 1) as f64], Some((0.2, 0.9))))
+            .collect();
+        let one = stacked_bars_svg("t", &CAUSES, &bars, "overhead").unwrap();
+        assert_eq!(one, stacked_bars_svg("t", &CAUSES, &bars, "overhead").unwrap());
+        assert_ne!(one, stacked_bars_svg("t", &CAUSES, &bars[1..], "overhead").unwrap());
+    }
+
+    /// The width estimate of labels is never below plotters' own on plain text, and above it
+    /// on digits and capitals, which DejaVu Sans draws wider than plotters counts.
+    #[test]
+    fn text_width_estimate_is_generous() {
+        let font = ("sans-serif", BAR_LABEL_SIZE).into_font();
+        for text in ["0  packed ×0.5", "lost work", "checkpoint writes", "MTBF 1234567890", "iiii", "WWWW"] {
+            let (plotters, _) = font.box_size(text).unwrap();
+            let ours = text_width_px(text, BAR_LABEL_SIZE);
+            let chars = text.chars().count() as i32;
+            assert!(ours >= plotters as i32 - 2 * chars.min(4), "{text}: {ours} < {plotters}");
+        }
+        let em = BAR_LABEL_SIZE as f64 / 1.24;
+        assert!(text_width_px("1234567890", BAR_LABEL_SIZE) as f64 >= 10.0 * 0.636 * em, "DejaVu's digits");
+        assert!(
+            text_width_px("MTBF", BAR_LABEL_SIZE) as f64 >= (0.863 + 0.611 + 0.686 + 0.575) * em,
+            "DejaVu's capitals"
+        );
+        assert_eq!(kept_spaces("0  packed   x y"), "0 \u{a0}packed \u{a0}\u{a0}x y");
     }
 }
