@@ -33,6 +33,7 @@ if [ -f "$lanl" ]; then
 fi
 if command -v rsvg-convert >/dev/null; then
   rsvg-convert -w 800 results/young-daly-overhead.svg -o results/young-daly-overhead.png
+  rsvg-convert -w 800 results/rack-events-causes.svg -o results/rack-events-causes.png
   rsvg-convert -w 800 results/optimize/weibull-k05-optimize.svg -o results/weibull-k05-optimize.png
   rsvg-convert -w 800 results/optimize/daly-2006-optimize.svg -o results/daly-2006-optimize.png
   if [ -f results/frontier-2024-efficiency.svg ]; then

@@ -660,13 +660,14 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The files a run's results may go to in `out`: its CSV and JSON, and with `plot` its SVG
-/// plots (`-overhead.svg`, written when the sweep varies the interval, and `-wall.svg`).
+/// The files a run's results may go to in `out`: its CSV and JSON, `-causes.csv` (where its
+/// failures come from several causes), and with `plot` its SVG plots (`-overhead.svg`,
+/// written when the sweep varies the interval, `-wall.svg` and `-causes.svg`).
 fn result_paths(out: &std::path::Path, sc: &scenario::Scenario, plot: bool) -> Vec<PathBuf> {
     let (csv, json) = report::output_paths(out, sc);
-    let mut paths = vec![csv, json];
+    let mut paths = vec![csv, json, out.join(format!("{}-causes.csv", sc.name))];
     if plot {
-        paths.extend(["overhead", "wall"].map(|suffix| out.join(format!("{}-{suffix}.svg", sc.name))));
+        paths.extend(["overhead", "wall", "causes"].map(|suffix| out.join(format!("{}-{suffix}.svg", sc.name))));
     }
     paths
 }
@@ -686,6 +687,11 @@ fn write_outputs(
     report::write_atomic(&csv_path, csv.as_bytes())?;
     report::write_atomic(&json_path, json.as_bytes())?;
     let mut written = vec![csv_path, json_path];
+    if let Some(causes) = rep.causes_csv() {
+        let path = out.join(format!("{}-causes.csv", sc.name));
+        report::write_atomic(&path, causes.as_bytes())?;
+        written.push(path);
+    }
     if plot {
         let plots = rep.plots()?;
         if !plots.iter().any(|(suffix, _)| *suffix == "overhead") {

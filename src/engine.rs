@@ -56,7 +56,7 @@ pub struct Job {
     pub on_failure: OnFailure,
 }
 
-use crate::failure::{FailureStream, Stream};
+use crate::failure::{Cause, FailureStream, Stream};
 use crate::policy::{ChunkLayout, Policy, Progress};
 
 /// What happened in one replication: the wall time and the events behind it.
@@ -80,6 +80,65 @@ pub struct Record {
     /// up to each failure that struck them.
     pub lost_s: f64,
     /// Time spent recovering (s): downtime and restart attempts, failed ones included.
+    pub recovery_s: f64,
+}
+
+/// Where the engine charges each struck failure and its cost, by cause: `()` charges
+/// nothing (a run whose failures all have one cause: the record's totals say it all, and the
+/// engine's loop stays as fast as without causes), [`ByCause`] splits them.
+pub trait CauseLedger {
+    /// A failure of `cause` struck the job, losing `lost_s` (s) of compute and writes (0
+    /// for one that strikes a restart).
+    fn struck(&mut self, cause: Cause, lost_s: f64);
+    /// The recovery after a failure of `cause` took `recovery_s` (s), up to the next failure
+    /// (one that strikes the restart) or the restart's end.
+    fn recovered(&mut self, cause: Cause, recovery_s: f64);
+}
+
+impl CauseLedger for () {
+    #[inline(always)]
+    fn struck(&mut self, _: Cause, _: f64) {}
+    #[inline(always)]
+    fn recovered(&mut self, _: Cause, _: f64) {}
+}
+
+/// The struck failures of one replication and their cost split by where they come from,
+/// indexed by [`Cause::index`]: each failure is charged the time it lost and the recovery
+/// that follows it, up to the next failure (one that strikes the restart) or the restart's
+/// end. The causes' failures add up to the record's `failures`, their times to its `lost_s`
+/// and `recovery_s` (up to rounding).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ByCause(pub [CauseTally; Cause::COUNT]);
+
+impl ByCause {
+    /// What the failures of `cause` cost.
+    pub fn of(&self, cause: Cause) -> &CauseTally {
+        &self.0[cause.index()]
+    }
+}
+
+impl CauseLedger for ByCause {
+    #[inline(always)]
+    fn struck(&mut self, cause: Cause, lost_s: f64) {
+        let t = &mut self.0[cause.index()];
+        t.failures += 1;
+        t.lost_s += lost_s;
+    }
+    #[inline(always)]
+    fn recovered(&mut self, cause: Cause, recovery_s: f64) {
+        self.0[cause.index()].recovery_s += recovery_s;
+    }
+}
+
+/// What the failures of one cause cost in a replication (an entry of [`ByCause`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CauseTally {
+    /// Failures of this cause that struck the job.
+    pub failures: u64,
+    /// Time they lost (s): compute and writes since the last completed checkpoint.
+    pub lost_s: f64,
+    /// Time spent recovering from them (s): the downtime and restart attempts after each, up
+    /// to the next failure or the restart's end.
     pub recovery_s: f64,
 }
 
@@ -153,25 +212,30 @@ impl Default for Limits {
 }
 
 /// The job's view of the stream: the pending failure and the counters it feeds.
-struct Clock<'a, S: FailureStream> {
+struct Clock<'a, S: FailureStream, L: CauseLedger> {
     stream: &'a mut S,
+    ledger: &'a mut L,
     /// Time of the next failure not yet consumed (s).
     next_s: f64,
+    /// Where it comes from.
+    next_cause: Cause,
     rec: Record,
     limits: Limits,
 }
 
-impl<'a, S: FailureStream> Clock<'a, S> {
+impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
     #[inline(always)]
-    fn new(stream: &'a mut S, limits: Limits) -> Self {
-        let next_s = stream.next_failure().time_s;
-        Clock { stream, next_s, rec: Record::default(), limits }
+    fn new(stream: &'a mut S, ledger: &'a mut L, limits: Limits) -> Self {
+        let next = stream.next_failure();
+        let (next_s, next_cause) = (next.time_s, Cause::of(next.scope));
+        Clock { stream, ledger, next_s, next_cause, rec: Record::default(), limits }
     }
 
     /// Consumes the pending failure.
     #[inline(always)]
     fn advance(&mut self) {
-        self.next_s = self.stream.next_failure().time_s;
+        let next = self.stream.next_failure();
+        (self.next_s, self.next_cause) = (next.time_s, Cause::of(next.scope));
     }
 
     /// Passes over every failure before `until_s`: the job cannot fail until then.
@@ -190,30 +254,42 @@ impl<'a, S: FailureStream> Clock<'a, S> {
         Ok(())
     }
 
-    /// The pending failure strikes the job now; returns its time.
+    /// The pending failure strikes the job now; returns its time and cause.
     #[inline(always)]
-    fn strike(&mut self) -> Result<f64, EngineError> {
-        let at_s = self.next_s;
+    fn strike(&mut self) -> Result<(f64, Cause), EngineError> {
+        let (at_s, cause) = (self.next_s, self.next_cause);
         self.rec.failures += 1;
         if self.rec.failures > self.limits.max_failures {
             return Err(EngineError::TooManyFailures { limit: self.limits.max_failures, wall_s: at_s });
         }
         self.advance();
-        Ok(at_s)
+        Ok((at_s, cause))
     }
 
-    /// Recovery after a failure at `failed_at_s`: downtime (failures ignored), then restart
-    /// attempts until one completes. Returns the time the job resumes computing.
+    /// The pending failure strikes the job's compute or write, which lose the time since
+    /// `since_s` (the chunk's start); returns its time and cause.
     #[inline(always)]
-    fn recover(&mut self, job: &Job, failed_at_s: f64) -> Result<f64, EngineError> {
-        let done_s = self.retry_restarts(job, failed_at_s)?;
+    fn strike_losing(&mut self, since_s: f64) -> Result<(f64, Cause), EngineError> {
+        let (at_s, cause) = self.strike()?;
+        self.rec.lost_s += at_s - since_s;
+        self.ledger.struck(cause, at_s - since_s);
+        Ok((at_s, cause))
+    }
+
+    /// Recovery after a failure of `cause` at `failed_at_s`: downtime (failures ignored),
+    /// then restart attempts until one completes. Returns the time the job resumes computing.
+    #[inline(always)]
+    fn recover(&mut self, job: &Job, failed_at_s: f64, cause: Cause) -> Result<f64, EngineError> {
+        let done_s = self.retry_restarts(job, failed_at_s, cause)?;
         self.rec.recovery_s += done_s - failed_at_s;
         Ok(done_s)
     }
 
-    /// Downtime then restart attempts from `failed_at_s` until one completes; its end.
+    /// Downtime then restart attempts from `failed_at_s` until one completes; its end. Each
+    /// failure (the first, of `cause`, then those that strike a restart) is charged the
+    /// recovery time up to the next.
     #[inline(always)]
-    fn retry_restarts(&mut self, job: &Job, failed_at_s: f64) -> Result<f64, EngineError> {
+    fn retry_restarts(&mut self, job: &Job, failed_at_s: f64, mut cause: Cause) -> Result<f64, EngineError> {
         let mut t = failed_at_s;
         loop {
             let restart_at_s = t + job.downtime_s;
@@ -222,11 +298,15 @@ impl<'a, S: FailureStream> Clock<'a, S> {
             match job.restart_exposure {
                 Exposure::CanFail if self.next_s < done_s => {
                     self.rec.failed_restarts += 1;
-                    t = self.strike()?;
+                    let (at_s, next_cause) = self.strike()?;
+                    self.ledger.recovered(cause, at_s - t);
+                    self.ledger.struck(next_cause, 0.0);
+                    (t, cause) = (at_s, next_cause);
                 }
                 _ => {
                     self.ignore_until(done_s)?;
                     self.rec.restarts += 1;
+                    self.ledger.recovered(cause, done_s - t);
                     return Ok(done_s);
                 }
             }
@@ -242,7 +322,18 @@ pub fn play<P: Policy, S: FailureStream>(
     stream: &mut S,
     limits: Limits,
 ) -> Result<Record, EngineError> {
-    let mut clock = Clock::new(stream, limits);
+    play_by_cause(job, policy, stream, limits, &mut ())
+}
+
+/// [`play`], charging each struck failure and its cost to its cause in `ledger`.
+pub fn play_by_cause<P: Policy, S: FailureStream, L: CauseLedger>(
+    job: &Job,
+    policy: &P,
+    stream: &mut S,
+    limits: Limits,
+    ledger: &mut L,
+) -> Result<Record, EngineError> {
+    let mut clock = Clock::new(stream, ledger, limits);
     let mut progress = Progress::default();
     let mut t = 0.0_f64;
     while let Some(chunk) = policy.next_chunk(&progress) {
@@ -250,9 +341,8 @@ pub fn play<P: Policy, S: FailureStream>(
         let chunk_start_s = t;
         let compute_end_s = t + chunk.compute_s;
         if clock.next_s < compute_end_s {
-            t = clock.strike()?;
-            clock.rec.lost_s += t - chunk_start_s;
-            t = clock.recover(job, t)?;
+            let (at_s, cause) = clock.strike_losing(chunk_start_s)?;
+            t = clock.recover(job, at_s, cause)?;
             if job.on_failure == OnFailure::EndJob {
                 break;
             }
@@ -265,9 +355,8 @@ pub fn play<P: Policy, S: FailureStream>(
             match job.checkpoint_exposure {
                 Exposure::CanFail if clock.next_s < write_end_s => {
                     clock.rec.failures_during_checkpoint += 1;
-                    t = clock.strike()?;
-                    clock.rec.lost_s += t - chunk_start_s;
-                    t = clock.recover(job, t)?;
+                    let (at_s, cause) = clock.strike_losing(chunk_start_s)?;
+                    t = clock.recover(job, at_s, cause)?;
                     if job.on_failure == OnFailure::EndJob {
                         break;
                     }
@@ -302,6 +391,18 @@ pub fn play_periodic<S: FailureStream>(
     stream: &mut S,
     limits: Limits,
 ) -> Result<Record, EngineError> {
+    play_periodic_by_cause(job, layout, stream, limits, &mut ())
+}
+
+/// [`play_periodic`], charging each struck failure and its cost to its cause in `ledger`
+/// (the same split as [`play_by_cause`] on the same stream, up to rounding).
+pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
+    job: &Job,
+    layout: &ChunkLayout,
+    stream: &mut S,
+    limits: Limits,
+    ledger: &mut L,
+) -> Result<Record, EngineError> {
     let (full_s, last_s) = (layout.full_s, layout.last_s);
     let period_s = full_s + job.checkpoint_s;
     let last_write_s = match job.final_checkpoint {
@@ -318,8 +419,10 @@ pub fn play_periodic<S: FailureStream>(
     // x86-64, unsigned ones several (chunk counts never approach 2⁶³).
     let full_chunks = layout.full_chunks() as i64;
     let mut rec = Record::default();
-    // The pending failure: the next one not yet consumed (s).
-    let mut f = stream.next_failure().time_s;
+    // The pending failure: the next one not yet consumed (s), and its cause (for the
+    // exponential stream a constant, so its bookkeeping folds into fixed slots).
+    let next = stream.next_failure();
+    let (mut f, mut cause) = (next.time_s, Cause::of(next.scope));
     // When the job (re)started computing from its last checkpoint, and the full chunks
     // committed (checkpointed) so far.
     let mut t = 0.0_f64;
@@ -341,7 +444,8 @@ pub fn play_periodic<S: FailureStream>(
                 if rec.ignored_failures > max_ignored {
                     return Err(too_many_ignored(f));
                 }
-                f = stream.next_failure().time_s;
+                let next = stream.next_failure();
+                (f, cause) = (next.time_s, Cause::of(next.scope));
                 continue;
             }
             // Counted without a branch: at short intervals writes take many failures.
@@ -363,7 +467,8 @@ pub fn play_periodic<S: FailureStream>(
                     if rec.ignored_failures > max_ignored {
                         return Err(too_many_ignored(f));
                     }
-                    f = stream.next_failure().time_s;
+                    let next = stream.next_failure();
+                    (f, cause) = (next.time_s, Cause::of(next.scope));
                     continue;
                 }
                 rec.failures_during_checkpoint += 1;
@@ -377,13 +482,20 @@ pub fn play_periodic<S: FailureStream>(
             return Err(too_many(f));
         }
         rec.lost_s += lost_s;
+        ledger.struck(cause, lost_s);
         // Recovery: downtime (failures ignored), then restart attempts until one completes.
+        // Each failure is charged the recovery up to the next one that strikes the restart.
         let struck_s = f;
+        let mut recovering_since_s = f;
         let mut restart_at_s = f + downtime_s;
         let mut done_s = restart_at_s + restart_s;
         loop {
-            f = stream.next_failure().time_s;
+            let next = stream.next_failure();
+            let next_cause = Cause::of(next.scope);
+            f = next.time_s;
             if f >= done_s {
+                ledger.recovered(cause, done_s - recovering_since_s);
+                cause = next_cause;
                 break;
             }
             if f < restart_at_s || !restart_can_fail {
@@ -398,6 +510,9 @@ pub fn play_periodic<S: FailureStream>(
             if rec.failures > max_failures {
                 return Err(too_many(f));
             }
+            ledger.recovered(cause, f - recovering_since_s);
+            (cause, recovering_since_s) = (next_cause, f);
+            ledger.struck(cause, 0.0);
             restart_at_s = f + downtime_s;
             done_s = restart_at_s + restart_s;
         }
@@ -424,15 +539,16 @@ pub fn play_periodic<S: FailureStream>(
 /// [`play_periodic`] on any [`Stream`], dispatched once per replication: the commonest
 /// stream (Poisson failures) gets a loop of its own with the draw inlined, the others share
 /// one that calls through the enum. The result is that of [`play_periodic`] on the stream.
-pub fn play_periodic_on(
+pub fn play_periodic_on<L: CauseLedger>(
     job: &Job,
     layout: &ChunkLayout,
     stream: &mut Stream,
     limits: Limits,
+    ledger: &mut L,
 ) -> Result<Record, EngineError> {
     match stream {
-        Stream::Exponential(s) => play_periodic(job, layout, s, limits),
-        other => play_periodic(job, layout, other, limits),
+        Stream::Exponential(s) => play_periodic_by_cause(job, layout, s, limits, ledger),
+        other => play_periodic_by_cause(job, layout, other, limits, ledger),
     }
 }
 

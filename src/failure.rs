@@ -35,6 +35,77 @@ pub enum FailureScope {
     Burst,
 }
 
+/// Where a failure comes from, for the split of the failures and their cost by source
+/// (`<name>-causes.csv`): the [`FailureScope`] of the event, with domain events by level.
+/// The names are those of the scenario tables that give each source (`[failures]`,
+/// `[failures.rack]`, …, `[failures.random]`, `[failures.burst]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cause {
+    /// The job's own nodes, or the job as a whole (`[failures]`): [`FailureScope::Job`].
+    Nodes,
+    /// A rack event (`[failures.rack]`).
+    Rack,
+    /// A switch event (`[failures.switch]`).
+    Switch,
+    /// A power-domain event (`[failures.power]`).
+    Power,
+    /// A system-wide event (`[failures.system]`).
+    System,
+    /// A k-of-N event that took one of the job's nodes (`[failures.random]`).
+    Random,
+    /// A child in a failure burst (`[failures.burst]`); the burst's first event keeps its own
+    /// cause.
+    Burst,
+}
+
+impl Cause {
+    /// How many causes there are (the length of per-cause arrays).
+    pub const COUNT: usize = 7;
+
+    /// Every cause, in the order of [`Cause::index`].
+    pub const ALL: [Cause; Cause::COUNT] =
+        [Cause::Nodes, Cause::Rack, Cause::Switch, Cause::Power, Cause::System, Cause::Random, Cause::Burst];
+
+    /// The cause of a failure of scope `scope`.
+    #[inline(always)]
+    pub fn of(scope: FailureScope) -> Cause {
+        match scope {
+            FailureScope::Job => Cause::Nodes,
+            FailureScope::Domain(Level::Rack) => Cause::Rack,
+            FailureScope::Domain(Level::Switch) => Cause::Switch,
+            FailureScope::Domain(Level::Power) => Cause::Power,
+            FailureScope::Domain(Level::System) => Cause::System,
+            FailureScope::RandomNodes => Cause::Random,
+            FailureScope::Burst => Cause::Burst,
+        }
+    }
+
+    /// The cause's place in per-cause arrays (0 to [`Cause::COUNT`] − 1).
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The cause's name in outputs: the scenario table that gives it (`nodes` for
+    /// `[failures]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Nodes => "nodes",
+            Cause::Rack => "rack",
+            Cause::Switch => "switch",
+            Cause::Power => "power",
+            Cause::System => "system",
+            Cause::Random => "random",
+            Cause::Burst => "burst",
+        }
+    }
+
+    /// The cause named `name` ([`Cause::name`]).
+    pub fn from_name(name: &str) -> Option<Cause> {
+        Cause::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
 /// One failure event of the machine, in wall-clock time since the job started.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Failure {
@@ -529,6 +600,23 @@ impl Failures {
         self.rate_with_touched_per_s(|level| touched.of(level) as f64)
     }
 
+    /// The rate (1/s) of the job's failures of `cause` with `touched` domains, before bursts
+    /// (burst children have no rate of their own: 0): λ_nodes, g_ℓ/μ_ℓ for a level, p_hit/μ_k
+    /// for k-of-N events (MODELS.md §3). Without bursts they add up to [`Self::rate_per_s`].
+    pub fn cause_rate_per_s(&self, cause: Cause, touched: &topology::Touched) -> f64 {
+        match cause {
+            Cause::Nodes => 1.0 / self.base.mtbf_s(),
+            Cause::Random => self.random.as_ref().map_or(0.0, |r| self.random_hit() / r.law.mean_s()),
+            Cause::Burst => 0.0,
+            level => self
+                .domains
+                .iter()
+                .filter(|d| Cause::of(FailureScope::Domain(d.level)) == level)
+                .map(|d| touched.of(d.level) as f64 / d.law.mean_s())
+                .sum(),
+        }
+    }
+
     /// [`Self::rate_per_s`] with `touched(level)` domains of each level (a count, or its
     /// expectation: the rate is linear in them).
     fn rate_with_touched_per_s(&self, touched: impl Fn(Level) -> f64) -> f64 {
@@ -587,6 +675,26 @@ impl Failures {
                 1.0 / self.rate_with_touched_per_s(expected)
             }
         }
+    }
+
+    /// The causes the job's failures come from, in [`Cause`] order: its nodes, each domain
+    /// level, the k-of-N events, and burst children where bursts branch. A level whose domains
+    /// hold none of the job's nodes in some placement is listed all the same (random
+    /// placements touch it in some replications).
+    pub fn causes(&self) -> Vec<Cause> {
+        let mut causes = vec![Cause::Nodes];
+        if self.topology.is_some() {
+            causes.extend(self.domains.iter().map(|d| Cause::of(FailureScope::Domain(d.level))));
+            if self.random.is_some() {
+                causes.push(Cause::Random);
+            }
+        }
+        if self.burst.is_some_and(|b| b.branching > 0.0) {
+            causes.push(Cause::Burst);
+        }
+        causes.sort();
+        causes.dedup();
+        causes
     }
 
     /// Whether every part is Poisson: then the job's stream is Poisson given the placement.

@@ -20,7 +20,7 @@ use crate::stats::{FieldError, Summary};
 /// The `format` field of every partial file.
 pub const FORMAT: &str = "ckptsim-partial";
 /// The version of the partial format this build reads and writes.
-pub const FORMAT_VERSION: u64 = 3;
+pub const FORMAT_VERSION: u64 = 4;
 
 /// FNV-1a (64 bit) of the scenario text and its `--set` arguments: a run's identity.
 pub fn scenario_hash(text: &str, sets: &[String]) -> String {
@@ -218,9 +218,11 @@ pub fn read(path: &Path) -> Result<Partial> {
     }
     // Counts the run could not have produced would otherwise pass into merged totals.
     let max_failures = crate::engine::Limits::default().max_failures;
+    let causes = scenario.causes();
     for (i, s) in summaries.iter().enumerate() {
         let baseline = scenario.run.baseline;
-        s.check(done, max_failures, baseline, baseline.point() == Some(i)).map_err(|e| bad_field(path, i, e))?;
+        s.check(done, max_failures, baseline, baseline.point() == Some(i), &causes)
+            .map_err(|e| bad_field(path, i, e))?;
     }
     Ok(Partial {
         path: path.to_path_buf(),

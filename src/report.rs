@@ -63,6 +63,51 @@ pub fn poisson_overhead(point: &Point) -> f64 {
     }
 }
 
+/// The name of the first part of the overhead by cause: the time spent writing checkpoints
+/// (not a failure's cost).
+pub const WRITES: &str = "writes";
+
+/// The time the job's completed checkpoint writes take, over its work, when it restarts
+/// until its work is done: every chunk's checkpoint is written once (the last one where the
+/// final checkpoint is written), so the share is fixed: (chunks − skipped) · δ / W.
+fn writes_share(point: &Point) -> Option<f64> {
+    let job = &point.job;
+    if job.on_failure == OnFailure::EndJob {
+        return None;
+    }
+    let layout = crate::policy::ChunkLayout::new(job.work_s, point.interval_s);
+    let skipped = (job.final_checkpoint == crate::engine::FinalCheckpoint::Skipped) as u64;
+    Some((layout.count - skipped) as f64 * job.checkpoint_s / job.work_s)
+}
+
+/// The exact expected overhead of each of `causes` at `point` (their shares of
+/// [`model_overhead`]), where the point's failures are Poisson given its placement: the
+/// causes then mark the failures independently of their times, each failure coming from
+/// cause c with probability λ_c/λ (MODELS.md §3), so E\[cost of c\] = λ_c/λ · E\[cost of
+/// all failures\] = λ_c/λ · (overhead − writes share), a mixture over the touched domains for
+/// random placements. `None` where no closed form applies.
+pub fn cause_model_overheads(point: &Point, causes: &[crate::failure::Cause]) -> Option<Vec<f64>> {
+    let f = &point.failures;
+    if !f.is_poisson() || causes.is_empty() {
+        return None;
+    }
+    let writes = writes_share(point)?;
+    let dist = f.touched_distribution()?;
+    let by_touched: Vec<(f64, f64, &crate::failure::topology::Touched)> = dist
+        .iter()
+        .map(|(p, t)| {
+            let rate = f.rate_per_s(t);
+            (*p, (analytic::finite_work_overhead(&point.job, point.interval_s, 1.0 / rate) - writes) / rate, t)
+        })
+        .collect();
+    Some(
+        causes
+            .iter()
+            .map(|&c| by_touched.iter().map(|(p, cost, t)| p * cost * f.cause_rate_per_s(c, t)).sum())
+            .collect(),
+    )
+}
+
 /// A run's outputs, with each point's closed forms computed once.
 #[derive(Debug, Clone)]
 pub struct Report<'a> {
@@ -70,6 +115,10 @@ pub struct Report<'a> {
     result: &'a RunResult,
     models: Vec<Option<(&'static str, f64)>>,
     poisson: Vec<f64>,
+    /// The causes the run splits the overhead by ([`Scenario::causes`]), and per point their
+    /// exact shares where a closed form applies ([`cause_model_overheads`]).
+    causes: Vec<crate::failure::Cause>,
+    cause_models: Vec<Option<Vec<f64>>>,
 }
 
 impl<'a> Report<'a> {
@@ -77,7 +126,9 @@ impl<'a> Report<'a> {
     pub fn new(scenario: &'a Scenario, result: &'a RunResult) -> Self {
         let models = scenario.points.iter().map(model_overhead).collect();
         let poisson = scenario.points.iter().map(poisson_overhead).collect();
-        Report { scenario, result, models, poisson }
+        let causes = scenario.causes();
+        let cause_models = scenario.points.iter().map(|p| cause_model_overheads(p, &causes)).collect();
+        Report { scenario, result, models, poisson, causes, cause_models }
     }
 
     fn rows(&self) -> impl Iterator<Item = (usize, &'a Point, &'a Summary)> + '_ {
@@ -144,6 +195,17 @@ impl<'a> Report<'a> {
                 }
             }
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, true) {
+            out.push_str("\nOverhead by cause: each part's share of the overhead (time / work), mean ± 95% CI (failures per replication).\n\n");
+            out.push_str(&format!(
+                "| {} |\n|{}|\n",
+                rows[0].join(" | "),
+                rows[0].iter().map(|_| " ---: ").collect::<Vec<_>>().join("|")
+            ));
+            for r in &rows[1..] {
+                out.push_str(&format!("| {} |\n", r.join(" | ")));
+            }
         }
         out
     }
@@ -224,6 +286,9 @@ impl<'a> Report<'a> {
                 ));
             }
         }
+        if self.has_causes() {
+            out.push(("causes", self.causes_svg()?));
+        }
         let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
         if let Some((_, p, s)) = best {
             let title =
@@ -248,8 +313,18 @@ impl<'a> Report<'a> {
 
     /// The JSON: `scenario`, `version`, `seed`, `replications`, `points`.
     pub fn json(&self) -> String {
-        let points: Vec<Value> =
-            self.rows().map(|(i, p, s)| Value::Object(self.columns(i, p, s, SweptAs::Typed))).collect();
+        let points: Vec<Value> = self
+            .rows()
+            .map(|(i, p, s)| {
+                let mut m = self.columns(i, p, s, SweptAs::Typed);
+                // Only where the run splits its overhead: other runs' JSON is as it was.
+                if self.has_causes() {
+                    let parts = self.cause_parts(i, p, s).into_iter().map(Value::Object).collect();
+                    m.insert("causes".into(), Value::Array(parts));
+                }
+                Value::Object(m)
+            })
+            .collect();
         let doc = json!({
             "scenario": self.scenario.name,
             "description": self.scenario.description,
@@ -327,6 +402,162 @@ impl<'a> Report<'a> {
             }
         }
         m
+    }
+
+    /// Whether the run splits its overhead by cause ([`Scenario::causes`]).
+    pub fn has_causes(&self) -> bool {
+        !self.causes.is_empty()
+    }
+
+    /// The parts of point `i`'s overhead: the checkpoint writes ([`WRITES`]), then each
+    /// cause of the run's failures, each part's fields in output order (`cause`,
+    /// `failures_mean`, `lost_mean_s`, `recovery_mean_s`, `overhead_mean`, `overhead_ci_low`,
+    /// `overhead_ci_high`, `share_of_overhead`, `model_overhead`, `model_z`). Empty when the
+    /// run does not split its overhead.
+    fn cause_parts(&self, i: usize, point: &Point, s: &Summary) -> Vec<Map<String, Value>> {
+        if self.causes.is_empty() {
+            return Vec::new();
+        }
+        let n = s.replications() as f64;
+        let work_s = point.job.work_s;
+        let total = s.overhead.estimate().mean;
+        let part = |cause: &str,
+                    failures: Value,
+                    lost: Value,
+                    recovery: Value,
+                    mean: f64,
+                    ci: Option<(f64, f64)>,
+                    model: Option<f64>,
+                    z: Option<f64>| {
+            let mut m = Map::new();
+            m.insert("cause".into(), json!(cause));
+            m.insert("failures_mean".into(), failures);
+            m.insert("lost_mean_s".into(), lost);
+            m.insert("recovery_mean_s".into(), recovery);
+            m.insert("overhead_mean".into(), finite_or_null(mean));
+            m.insert("overhead_ci_low".into(), ci.map_or(Value::Null, |c| finite_or_null(c.0)));
+            m.insert("overhead_ci_high".into(), ci.map_or(Value::Null, |c| finite_or_null(c.1)));
+            m.insert("share_of_overhead".into(), finite_or_null(mean / total));
+            m.insert("model_overhead".into(), model.map_or(Value::Null, finite_or_null));
+            m.insert("model_z".into(), z.map_or(Value::Null, finite_or_null));
+            m
+        };
+        let writes = s.per_replication(s.totals.checkpoints) * point.job.checkpoint_s / work_s;
+        let mut parts =
+            vec![part(WRITES, Value::Null, Value::Null, Value::Null, writes, None, writes_share(point), None)];
+        for (k, c) in s.causes.iter().enumerate() {
+            let o = c.overhead.estimate();
+            let model = self.cause_models[i].as_ref().map(|m| m[k]);
+            parts.push(part(
+                c.cause.name(),
+                json!(c.failures as f64 / n),
+                finite_or_null(c.lost_s.value() / n),
+                finite_or_null(c.recovery_s.value() / n),
+                o.mean,
+                Some((o.ci_low(), o.ci_high())),
+                model,
+                model.map(|v| (o.mean - v) / o.se),
+            ));
+        }
+        parts
+    }
+
+    /// The overhead by cause as CSV (`<name>-causes.csv`): one row per point and part (the
+    /// writes, then each cause), after the point's index, swept values and interval; `None`
+    /// when the run does not split its overhead ([`Scenario::causes`]).
+    pub fn causes_csv(&self) -> Option<String> {
+        if self.causes.is_empty() {
+            return None;
+        }
+        let mut w = csv::Writer::from_writer(vec![]);
+        let mut header = true;
+        for (i, p, s) in self.rows() {
+            let mut lead = Map::new();
+            lead.insert("point".into(), json!(p.index));
+            for (axis, label) in self.scenario.axes.iter().zip(&p.labels) {
+                lead.insert(axis.key.clone(), SweptAs::Written.value(axis, label));
+            }
+            lead.insert("interval_s".into(), finite_or_null(p.interval_s));
+            for part in self.cause_parts(i, p, s) {
+                if header {
+                    w.write_record(lead.keys().chain(part.keys())).expect("writing to memory");
+                    header = false;
+                }
+                w.write_record(lead.values().chain(part.values()).map(csv_cell)).expect("writing to memory");
+            }
+        }
+        Some(String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells"))
+    }
+
+    /// The overhead by cause as stacked bars, one per point (`<name>-causes.svg`): the writes'
+    /// share, then each cause's mean share, the whisker the 95% interval of the whole
+    /// overhead.
+    fn causes_svg(&self) -> Result<String> {
+        let mut names = vec![WRITES];
+        names.extend(self.causes.iter().map(|c| c.name()));
+        let bars: Vec<plot::Bar> = self
+            .rows()
+            .map(|(i, p, s)| {
+                let mut label = p.index.to_string();
+                if !p.labels.is_empty() {
+                    label.push_str(&format!("  {}", p.labels.join(", ")));
+                }
+                let parts = self
+                    .cause_parts(i, p, s)
+                    .iter()
+                    // A part of no replication (NaN) or rounding below 0 draws nothing.
+                    .map(|m| m["overhead_mean"].as_f64().unwrap_or(0.0).max(0.0))
+                    .collect();
+                let o = s.overhead.estimate();
+                let ci = Some((o.ci_low(), o.ci_high())).filter(|c| c.0.is_finite() && c.1.is_finite());
+                plot::Bar { label, parts, total_ci: ci }
+            })
+            .collect();
+        let keys: Vec<&str> = self.scenario.axes.iter().map(|a| a.key.as_str()).collect();
+        let title = if keys.is_empty() {
+            format!("{}: overhead by cause (bars: point)", self.scenario.name)
+        } else {
+            format!("{}: overhead by cause (bars: point, {})", self.scenario.name, keys.join(", "))
+        };
+        plot::stacked_bars_svg(&title, &names, &bars, "overhead (time / work); whisker: 95% CI of the total")
+            .map_err(Error::Usage)
+    }
+
+    /// The overhead by cause as table rows (the header first): the point, its swept values
+    /// and interval, the writes' share, then each cause's share with its 95% interval and
+    /// its failures per replication. `None` when the run does not split its overhead.
+    fn cause_rows(&self, intervals: &[String], interval_unit: &str, markdown: bool) -> Option<Vec<Vec<String>>> {
+        if self.causes.is_empty() {
+            return None;
+        }
+        let quote = |k: &str| if markdown { format!("`{k}`") } else { k.to_string() };
+        let mut header = vec!["point".to_string()];
+        header.extend(self.scenario.axes.iter().map(|a| quote(&a.key)));
+        header.push(format!("interval ({interval_unit})"));
+        header.push(WRITES.into());
+        header.extend(self.causes.iter().map(|c| c.name().to_string()));
+        let mut rows = vec![header];
+        for (i, p, s) in self.rows() {
+            let mut row = vec![p.index.to_string()];
+            row.extend(p.labels.iter().cloned());
+            row.push(if p.interval_s.is_finite() { intervals[i].clone() } else { "none".into() });
+            let writes = s.per_replication(s.totals.checkpoints) * p.job.checkpoint_s / p.job.work_s;
+            row.push(format!("{writes:.5}"));
+            for c in &s.causes {
+                let o = c.overhead.estimate();
+                row.push(format!("{:.5} ± {:.5} ({:.2})", o.mean, o.half_width, s.per_replication(c.failures)));
+            }
+            rows.push(row);
+        }
+        Some(rows)
+    }
+
+    /// The footer of the overhead-by-cause table.
+    fn causes_footer(&self) -> String {
+        "  by cause: each part's share of the overhead (time / work): checkpoint writes, then each cause's lost \
+         time and recovery, mean ± 95% CI (failures per replication); the parts add up to the overhead. \
+         `<name>-causes.csv` has the closed form of each part where one applies.\n"
+            .into()
     }
 
     /// The terminal table of a run, in the spirit of hyperfine's summary.
@@ -424,6 +655,12 @@ impl<'a> Report<'a> {
                 "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \
                  no z and ± 0 is no real interval.\n",
             );
+        }
+        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, false) {
+            out.push_str("\n  overhead by cause\n");
+            out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+            out.push('\n');
+            out.push_str(&self.causes_footer());
         }
         out
     }

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-use crate::engine::{self, Limits};
+use crate::engine::{self, CauseLedger, Limits};
 use crate::error::{Error, Result};
 use crate::failure::ExponentialStream;
 use crate::failure::tape::{Replay, Tape};
@@ -75,31 +75,57 @@ pub fn play_periodic(
     seed: u64,
     rep: u64,
 ) -> std::result::Result<engine::Record, engine::EngineError> {
+    play_periodic_by_cause(point, layout, seed, rep, &mut ())
+}
+
+/// [`play_periodic`], charging the failures and their cost to their causes in `ledger`.
+fn play_periodic_by_cause<L: CauseLedger>(
+    point: &Point,
+    layout: &crate::policy::ChunkLayout,
+    seed: u64,
+    rep: u64,
+    ledger: &mut L,
+) -> std::result::Result<engine::Record, engine::EngineError> {
     let (job, limits) = (&point.job, Limits::default());
     match point.failures.exponential_stream_mtbf_s() {
         Some(mtbf_s) => {
             let mut stream = ExponentialStream::new(mtbf_s, stream_rng(seed, rep, FAILURE_STREAM));
-            engine::play_periodic(job, layout, &mut stream, limits)
+            engine::play_periodic_by_cause(job, layout, &mut stream, limits, ledger)
         }
-        None => engine::play_periodic_on(job, layout, &mut point.failures.stream(seed, rep, job.downtime_s), limits),
+        None => {
+            let mut stream = point.failures.stream(seed, rep, job.downtime_s);
+            engine::play_periodic_on(job, layout, &mut stream, limits, ledger)
+        }
     }
 }
 
 /// Plays replication `rep` of `point`; [`engine::EngineError::OutOfRange`] when its wall time
 /// or overhead cannot be summarised.
 pub fn replicate(point: &Point, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
-    let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    summarisable(point, play_periodic(point, &layout, seed, rep)?)
+    replicate_by_cause(point, seed, rep, &mut ())
 }
 
-/// [`replicate`] on a replay of the replication's stream (the same failures, drawn once for
-/// every point that shares them).
-fn replicate_on(
+/// [`replicate`], charging the failures and their cost to their causes in `ledger`
+/// ([`engine::ByCause`] splits them).
+pub fn replicate_by_cause<L: CauseLedger>(
     point: &Point,
-    replay: &mut Replay<'_, '_>,
+    seed: u64,
+    rep: u64,
+    ledger: &mut L,
 ) -> std::result::Result<engine::Record, engine::EngineError> {
     let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    summarisable(point, engine::play_periodic(&point.job, &layout, replay, Limits::default())?)
+    summarisable(point, play_periodic_by_cause(point, &layout, seed, rep, ledger)?)
+}
+
+/// [`replicate_by_cause`] on a replay of the replication's stream (the same failures, drawn
+/// once for every point that shares them).
+fn replicate_on<L: CauseLedger>(
+    point: &Point,
+    replay: &mut Replay<'_, '_>,
+    ledger: &mut L,
+) -> std::result::Result<engine::Record, engine::EngineError> {
+    let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
+    summarisable(point, engine::play_periodic_by_cause(&point.job, &layout, replay, Limits::default(), ledger)?)
 }
 
 /// `record`, or [`engine::EngineError::OutOfRange`] where its wall time or overhead cannot
@@ -239,6 +265,7 @@ pub fn run_shard_range(
     points.iter().try_for_each(refuse_hopeless)?;
     let shared = SharedStreams::of(points);
     let baseline = scenario.run.baseline.point();
+    let causes = scenario.causes();
     let len = local.end.saturating_sub(local.start);
     let block = block_len(len);
     let blocks = len.div_ceil(block);
@@ -267,11 +294,25 @@ pub fn run_shard_range(
                     tapes.iter_mut().for_each(|t| t.rewind_to(rep));
                 }
                 for (p, point) in points.iter().enumerate() {
-                    let record = match shared.group[p] {
-                        Some(g) => replicate_on(point, &mut tapes[g].replay()),
-                        None => replicate(point, seed, rep),
+                    let engine_error = |source| Error::Engine { point: p, source };
+                    // Split by cause only where the run has several: the engine's loop without
+                    // a ledger is the fast one.
+                    let record = if causes.is_empty() {
+                        let record = match shared.group[p] {
+                            Some(g) => replicate_on(point, &mut tapes[g].replay(), &mut ()),
+                            None => replicate(point, seed, rep),
+                        };
+                        record.map_err(engine_error)?
+                    } else {
+                        let mut by_cause = engine::ByCause::default();
+                        let record = match shared.group[p] {
+                            Some(g) => replicate_on(point, &mut tapes[g].replay(), &mut by_cause),
+                            None => replicate_by_cause(point, seed, rep, &mut by_cause),
+                        };
+                        let record = record.map_err(engine_error)?;
+                        sums[p].add_causes(&causes, point.job.work_s, &by_cause);
+                        record
                     };
-                    let record = record.map_err(|source| Error::Engine { point: p, source })?;
                     sums[p].add(point.job.work_s, &record);
                     if let Some(o) = overheads.get_mut(p) {
                         *o = crate::stats::overhead_of(point.job.work_s, &record);

@@ -739,6 +739,19 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The causes the run splits every point's failures and their cost by (the `causes`
+    /// outputs): every cause of its points' failure models ([`Failures::causes`]), in
+    /// [`Cause`](crate::failure::Cause) order, where there are two or more; none where all the
+    /// failures come from the job's nodes (the split would repeat the totals).
+    ///
+    /// [`Failures::causes`]: crate::failure::Failures::causes
+    pub fn causes(&self) -> Vec<crate::failure::Cause> {
+        let mut causes: Vec<crate::failure::Cause> = self.points.iter().flat_map(|p| p.failures.causes()).collect();
+        causes.sort();
+        causes.dedup();
+        if causes.len() > 1 { causes } else { Vec::new() }
+    }
+
     /// The files the scenario was built from: its own file and every failure log it replays.
     pub fn input_files(&self) -> Vec<&std::path::Path> {
         let logs = self.points.iter().filter_map(|p| match &p.failures.base {

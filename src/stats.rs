@@ -6,6 +6,7 @@
 //! resumed runs) therefore gives bit-identical results, which streaming Welford/Chan
 //! updates cannot promise: their rounding depends on the grouping.
 
+use crate::failure::Cause;
 use hdrhistogram::Histogram;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -361,6 +362,11 @@ fn checked_total(a: u64, b: u64, key: impl Fn() -> String, what: &str) -> Result
     })
 }
 
+/// The causes of a split, `, `-separated, for messages.
+fn cause_names(causes: &[CauseSummary]) -> String {
+    causes.iter().map(|c| c.cause.name()).collect::<Vec<_>>().join(", ")
+}
+
 /// The engine's integer counters, in the order of the `counters` list of
 /// [`Summary::to_json`], and what each counts.
 const COUNTERS: [&str; 6] =
@@ -378,6 +384,51 @@ fn set_counters(r: &mut crate::engine::Record, c: [u64; 6]) {
 /// per second. Read back by dividing, so a quantile of 238288895 ticks is 238288.895 s, the
 /// double nearest the decimal (multiplying by 1e-3 gave 238288.89500000002).
 const HISTOGRAM_TICKS_PER_S: f64 = 1000.0;
+
+/// One cause's failures and their cost over a sweep point's replications (the split of
+/// [`crate::engine::ByCause`]): exactly mergeable.
+#[derive(Debug, Clone)]
+pub struct CauseSummary {
+    /// Where the failures come from.
+    pub cause: Cause,
+    /// Per replication, the time the cause's failures cost over the work: (lost +
+    /// recovery) / work, its share of the overhead (wall / work − 1 = the writes' share plus
+    /// every cause's, when the job restarts until its work is done).
+    pub overhead: Moments,
+    /// The cause's failures that struck the job, in all replications.
+    pub failures: u64,
+    /// Time they lost (s), exactly summed over the replications.
+    pub lost_s: ExactSum,
+    /// Time spent recovering from them (s), exactly summed.
+    pub recovery_s: ExactSum,
+}
+
+impl CauseSummary {
+    /// An empty summary of `cause`.
+    pub fn new(cause: Cause) -> Self {
+        CauseSummary {
+            cause,
+            overhead: Moments::default(),
+            failures: 0,
+            lost_s: ExactSum::default(),
+            recovery_s: ExactSum::default(),
+        }
+    }
+
+    /// Both summaries' replications, keyed `causes[i]…` in errors.
+    fn checked_merged(&self, other: &CauseSummary, i: usize) -> Result<CauseSummary, FieldError> {
+        let key = |k: &str| format!("causes[{i}].{k}");
+        let sum =
+            |a: &ExactSum, b: &ExactSum, k: &str| a.checked_sum(b).ok_or_else(|| FieldError::sum_out_of_range(key(k)));
+        Ok(CauseSummary {
+            cause: self.cause,
+            overhead: self.overhead.checked_merged(&other.overhead, &key("overhead"))?,
+            failures: checked_total(self.failures, other.failures, || key("failures"), "failures")?,
+            lost_s: sum(&self.lost_s, &other.lost_s, "lost_s")?,
+            recovery_s: sum(&self.recovery_s, &other.recovery_s, "recovery_s")?,
+        })
+    }
+}
 
 /// The summary of one sweep point over its replications: exactly mergeable.
 #[derive(Debug, Clone)]
@@ -403,6 +454,9 @@ pub struct Summary {
     /// replication (`[run] baseline`): paired on the same failures (common random numbers), so
     /// its interval is far narrower than the two points' own. Empty without a baseline.
     pub overhead_diff: Moments,
+    /// The failures and their cost split by cause, in [`Cause`] order, where the run's
+    /// failures come from two or more ([`crate::scenario::Scenario::causes`]); empty otherwise.
+    pub causes: Vec<CauseSummary>,
 }
 
 impl Default for Summary {
@@ -417,6 +471,7 @@ impl Default for Summary {
             lost_s: ExactSum::default(),
             recovery_s: ExactSum::default(),
             overhead_diff: Moments::default(),
+            causes: Vec::new(),
         }
     }
 }
@@ -445,6 +500,23 @@ impl Summary {
         t.restarts += r.restarts;
         self.lost_s.add(r.lost_s);
         self.recovery_s.add(r.recovery_s);
+    }
+
+    /// Adds one replication's split by cause, `by_cause`, over `causes` (the run's
+    /// [`crate::scenario::Scenario::causes`], the same at every call), for a job with `work_s`
+    /// (s) of work. Call it with [`Summary::add`], for the same replications.
+    pub fn add_causes(&mut self, causes: &[Cause], work_s: f64, by_cause: &crate::engine::ByCause) {
+        if self.causes.is_empty() {
+            self.causes = causes.iter().map(|&c| CauseSummary::new(c)).collect();
+        }
+        debug_assert!(self.causes.iter().map(|c| c.cause).eq(causes.iter().copied()));
+        for c in &mut self.causes {
+            let t = by_cause.of(c.cause);
+            c.overhead.add((t.lost_s + t.recovery_s) / work_s);
+            c.failures += t.failures;
+            c.lost_s.add(t.lost_s);
+            c.recovery_s.add(t.recovery_s);
+        }
     }
 
     /// Adds every replication of `other`, a summary this process simulated: its totals
@@ -481,10 +553,34 @@ impl Summary {
         };
         let lost_s = sum(&self.lost_s, &other.lost_s, "lost_s")?;
         let recovery_s = sum(&self.recovery_s, &other.recovery_s, "recovery_s")?;
+        // A summary of no replication may not know the causes yet: it takes the other's.
+        let causes = match (self.causes.is_empty(), other.causes.is_empty()) {
+            (_, true) => self.causes.clone(),
+            (true, false) => other.causes.clone(),
+            (false, false) => {
+                if !self.causes.iter().map(|c| c.cause).eq(other.causes.iter().map(|c| c.cause)) {
+                    return Err(FieldError {
+                        key: "causes".into(),
+                        message: format!(
+                            "split by {}, but the summary merged before by {}: accepted is the same causes",
+                            cause_names(&other.causes),
+                            cause_names(&self.causes)
+                        ),
+                    });
+                }
+                self.causes
+                    .iter()
+                    .zip(&other.causes)
+                    .enumerate()
+                    .map(|(i, (a, b))| a.checked_merged(b, i))
+                    .collect::<Result<_, _>>()?
+            }
+        };
         self.wall_hist.add(&other.wall_hist).expect("auto-resizing histograms always merge");
         (self.overhead, self.waste, self.wall_s, self.failures, self.lost_s, self.recovery_s) =
             (overhead, waste, wall_s, failures, lost_s, recovery_s);
         self.overhead_diff = overhead_diff;
+        self.causes = causes;
         set_counters(&mut self.totals, totals);
         Ok(())
     }
@@ -494,13 +590,16 @@ impl Summary {
     /// histogram count each replication once, and the other failure counters count some of
     /// the failures; paired differences are kept for every replication where the run has a
     /// baseline (`paired`), for none otherwise, and are 0 at the baseline itself
-    /// (`is_baseline`). Names the first field that does not.
+    /// (`is_baseline`); the failures are split by `causes` (the run's
+    /// [`crate::scenario::Scenario::causes`]), each cause's sample counting every replication
+    /// and the causes' failures adding up to the failures. Names the first field that does not.
     pub fn check(
         &self,
         replications: u64,
         max_failures: u64,
         paired: crate::scenario::Baseline,
         is_baseline: bool,
+        causes: &[Cause],
     ) -> Result<(), FieldError> {
         let samples = [
             ("overhead.n", self.overhead.count()),
@@ -554,6 +653,43 @@ impl Summary {
                 message: "the baseline point's differences from itself are not all 0: accepted is 0".into(),
             });
         }
+        let split: Vec<Cause> = self.causes.iter().map(|c| c.cause).collect();
+        // A summary of no replication has not met the causes yet.
+        if split != causes && !(replications == 0 && split.is_empty()) {
+            let names = |c: &[Cause]| {
+                if c.is_empty() {
+                    "none".to_string()
+                } else {
+                    c.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+                }
+            };
+            return Err(FieldError {
+                key: "causes".into(),
+                message: format!("split by {}: accepted is the run's causes, {}", names(&split), names(causes)),
+            });
+        }
+        for (i, cause) in self.causes.iter().enumerate() {
+            let n = cause.overhead.count();
+            if n != replications {
+                return Err(FieldError {
+                    key: format!("causes[{i}].overhead.n"),
+                    message: format!("counts {n} replications: accepted is exactly {replications}"),
+                });
+            }
+        }
+        if !self.causes.is_empty() {
+            let by_cause = self.causes.iter().try_fold(0_u64, |a, c| a.checked_add(c.failures));
+            if by_cause != Some(c[0]) {
+                return Err(FieldError {
+                    key: "causes[].failures".into(),
+                    message: format!(
+                        "the causes' failures add up to {}, but counters[0] counts {}: accepted is that count",
+                        by_cause.map_or("more than 2^64".to_string(), |n| n.to_string()),
+                        c[0]
+                    ),
+                });
+            }
+        }
         // The per-replication failure counts add up to the failure counter (exactly, as
         // integers far below 2^53 each).
         let sum = self.failures.sum.value();
@@ -582,6 +718,13 @@ impl Summary {
             "recovery_s": self.recovery_s.to_limbs(),
             "wall_histogram_ms": hist,
             "counters": counters(t),
+            "causes": self.causes.iter().map(|c| serde_json::json!({
+                "cause": c.cause.name(),
+                "overhead": c.overhead.to_json(),
+                "failures": c.failures,
+                "lost_s": c.lost_s.to_limbs(),
+                "recovery_s": c.recovery_s.to_limbs(),
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -596,13 +739,14 @@ impl Summary {
                 malformed(k, "{\"n\": a count, \"sum\": limbs, \"sum_sq\": limbs} (limbs as written by ckptsim)")
             })
         };
-        let limbs = |k: &str| {
+        let limbs_in = |v: &serde_json::Value, k: &str| {
             v.get(k)
                 .and_then(serde_json::Value::as_array)
                 .and_then(|a| a.iter().map(serde_json::Value::as_i64).collect::<Option<Vec<_>>>())
                 .and_then(|l| ExactSum::from_limbs(&l))
                 .ok_or_else(|| malformed(k, "a list of canonical limbs (as written by ckptsim)"))
         };
+        let limbs = |k: &str| limbs_in(v, k);
         let mut s = Summary {
             overhead: moments("overhead")?,
             waste: moments("waste")?,
@@ -633,6 +777,35 @@ impl Summary {
             .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect::<Option<Vec<_>>>())
             .and_then(|c| c.try_into().ok());
         set_counters(&mut s.totals, c.ok_or_else(|| malformed("counters", "a list of 6 integers ≥ 0"))?);
+        let causes = v.get("causes").and_then(serde_json::Value::as_array).ok_or_else(|| {
+            malformed(
+                "causes",
+                "a list of {\"cause\", \"overhead\", \"failures\", \"lost_s\", \"recovery_s\"} (as written by ckptsim)",
+            )
+        })?;
+        for (i, c) in causes.iter().enumerate() {
+            let key = |k: &str| format!("causes[{i}].{k}");
+            let name = c.get("cause").and_then(serde_json::Value::as_str);
+            let cause = name.and_then(Cause::from_name).ok_or_else(|| {
+                let names: Vec<&str> = Cause::ALL.iter().map(|c| c.name()).collect();
+                malformed(&key("cause"), &format!("one of {}", names.join(", ")))
+            })?;
+            let overhead = c.get("overhead").and_then(Moments::from_json).ok_or_else(|| {
+                malformed(
+                    &key("overhead"),
+                    "{\"n\": a count, \"sum\": limbs, \"sum_sq\": limbs} (limbs as written by ckptsim)",
+                )
+            })?;
+            let failures = c
+                .get("failures")
+                .and_then(serde_json::Value::as_u64)
+                .ok_or_else(|| malformed(&key("failures"), "an integer ≥ 0"))?;
+            let (lost_s, recovery_s) = (
+                limbs_in(c, "lost_s").map_err(|e| FieldError { key: key("lost_s"), ..e })?,
+                limbs_in(c, "recovery_s").map_err(|e| FieldError { key: key("recovery_s"), ..e })?,
+            );
+            s.causes.push(CauseSummary { cause, overhead, failures, lost_s, recovery_s });
+        }
         Ok(s)
     }
 
@@ -800,16 +973,63 @@ mod tests {
         a.try_merge(&b).unwrap();
         assert_eq!((a.replications(), a.totals.failures, a.totals.checkpoints), (2, 6, 8));
         let none = crate::scenario::Baseline::None;
-        assert_eq!(a.check(2, 3, none, false).map_err(|e| e.key), Ok(()));
-        assert_eq!(a.check(2, 2, none, false).unwrap_err().key, "counters[0]");
-        assert_eq!(a.check(3, 3, none, false).unwrap_err().key, "overhead.n");
+        assert_eq!(a.check(2, 3, none, false, &[]).map_err(|e| e.key), Ok(()));
+        assert_eq!(a.check(2, 2, none, false, &[]).unwrap_err().key, "counters[0]");
+        assert_eq!(a.check(3, 3, none, false, &[]).unwrap_err().key, "overhead.n");
         let paired = crate::scenario::Baseline::Point(0);
-        assert_eq!(a.check(2, 3, paired, false).unwrap_err().key, "overhead_diff.n");
+        assert_eq!(a.check(2, 3, paired, false, &[]).unwrap_err().key, "overhead_diff.n");
         a.overhead_diff.add(0.0);
         a.overhead_diff.add(0.5);
-        assert_eq!(a.check(2, 3, paired, false).map_err(|e| e.key), Ok(()));
-        assert_eq!(a.check(2, 3, paired, true).unwrap_err().key, "overhead_diff.sum");
-        assert_eq!(a.check(2, 3, none, false).unwrap_err().key, "overhead_diff.n");
+        assert_eq!(a.check(2, 3, paired, false, &[]).map_err(|e| e.key), Ok(()));
+        assert_eq!(a.check(2, 3, paired, true, &[]).unwrap_err().key, "overhead_diff.sum");
+        assert_eq!(a.check(2, 3, none, false, &[]).unwrap_err().key, "overhead_diff.n");
+    }
+
+    #[test]
+    fn the_split_by_cause_adds_merges_checks_and_round_trips() {
+        use crate::engine::{ByCause, CauseTally, Record};
+        let split = [Cause::Nodes, Cause::Rack];
+        let record = Record { wall_s: 14.0, failures: 3, lost_s: 2.0, recovery_s: 2.0, ..Default::default() };
+        let mut by_cause = ByCause::default();
+        by_cause.0[Cause::Nodes.index()] = CauseTally { failures: 1, lost_s: 0.5, recovery_s: 1.5 };
+        by_cause.0[Cause::Rack.index()] = CauseTally { failures: 2, lost_s: 1.5, recovery_s: 0.5 };
+        let mut a = Summary::default();
+        a.add(10.0, &record);
+        a.add_causes(&split, 10.0, &by_cause);
+        assert_eq!(a.causes.len(), 2);
+        assert_eq!((a.causes[0].overhead.estimate().mean, a.causes[1].overhead.estimate().mean), (0.2, 0.2));
+        // A summary of no replication takes the other's causes; the sums add exactly.
+        let mut merged = Summary::default();
+        merged.try_merge(&a).unwrap();
+        merged.try_merge(&a).unwrap();
+        assert_eq!(merged.causes[1].failures, 4);
+        assert_eq!(merged.causes[1].lost_s.value(), 3.0);
+        let none = crate::scenario::Baseline::None;
+        assert_eq!(merged.check(2, 10, none, false, &split).map_err(|e| e.key), Ok(()));
+        assert_eq!(merged.check(2, 10, none, false, &[]).unwrap_err().key, "causes");
+        assert_eq!(merged.check(2, 10, none, false, &[Cause::Nodes, Cause::Burst]).unwrap_err().key, "causes");
+        // Through the partial file's JSON and back, every field survives.
+        let back = Summary::from_json(&merged.to_json()).unwrap();
+        assert_eq!(back.to_json(), merged.to_json());
+        assert_eq!(back.check(2, 10, none, false, &split).map_err(|e| e.key), Ok(()));
+        // Counts that do not add up are named.
+        let mut bad = merged.clone();
+        bad.causes[0].failures += 1;
+        assert_eq!(bad.check(2, 10, none, false, &split).unwrap_err().key, "causes[].failures");
+        let mut bad = merged.clone();
+        bad.causes[1].overhead.add(0.0);
+        assert_eq!(bad.check(2, 10, none, false, &split).unwrap_err().key, "causes[1].overhead.n");
+        // Summaries split by other causes do not merge.
+        let mut other = Summary::default();
+        other.add(10.0, &record);
+        other.add_causes(&[Cause::Nodes, Cause::Burst], 10.0, &by_cause);
+        assert_eq!(merged.try_merge(&other).unwrap_err().key, "causes");
+        // A cause's name that is not one is refused with the names accepted.
+        let mut json = merged.to_json();
+        json["causes"][0]["cause"] = "cosmic rays".into();
+        let e = Summary::from_json(&json).unwrap_err();
+        assert_eq!(e.key, "causes[0].cause");
+        assert!(e.message.contains("nodes, rack, switch"), "{}", e.message);
     }
 
     #[test]

@@ -724,7 +724,8 @@ fn many_racks_under_a_random_placement() {
     let started = std::time::Instant::now();
     let (code, stderr, left) = outcome(&["run", file.to_str().unwrap(), "--reps", "5"], true);
     assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(left.len(), 2, "{left:?}");
+    // The CSV, the JSON and the overhead by cause (nodes and racks).
+    assert_eq!(left.len(), 3, "{left:?}");
     assert!(started.elapsed().as_secs() < 20, "took {:?}", started.elapsed());
 }
 

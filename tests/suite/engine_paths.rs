@@ -1,8 +1,8 @@
 //! The failure-driven fast path and the per-segment general path give the same result on
 //! the same stream, over many random streams and parameter sets.
 
-use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure};
-use ckptsim::failure::{ExponentialStream, ListStream};
+use ckptsim::engine::{self, ByCause, Exposure, FinalCheckpoint, Job, Limits, OnFailure};
+use ckptsim::failure::{Cause, ExponentialStream, Failure, FailureScope, FailureStream, Level, ListStream};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner::stream_rng;
 use rand::{RngExt, SeedableRng};
@@ -38,6 +38,66 @@ fn random_job(rng: &mut rand_pcg::Pcg64Mcg) -> (Job, f64, f64) {
     (job, interval_s, mtbf_s)
 }
 
+/// An exponential stream whose failures come from random causes (every [`FailureScope`]), so
+/// that the split by cause is exercised; a clone replays the same times and causes.
+#[derive(Clone)]
+struct Marked {
+    times: ExponentialStream,
+    rng: rand_pcg::Pcg64Mcg,
+}
+
+impl FailureStream for Marked {
+    fn next_failure(&mut self) -> Failure {
+        let time_s = self.times.next_failure().time_s;
+        let scope = match self.rng.random_range(0..7) {
+            0 => FailureScope::Job,
+            1 => FailureScope::Domain(Level::Rack),
+            2 => FailureScope::Domain(Level::Switch),
+            3 => FailureScope::Domain(Level::Power),
+            4 => FailureScope::Domain(Level::System),
+            5 => FailureScope::RandomNodes,
+            _ => FailureScope::Burst,
+        };
+        Failure { time_s, scope }
+    }
+}
+
+/// A path's record of one stream, with its split by cause.
+type Split = (engine::Record, ByCause);
+
+/// The split by cause of `fast` and `slow` (the two paths' records of one stream) agree, and
+/// adds up to the totals: counts exactly, times within `tol` (s).
+fn causes_agree(fast: &Split, slow: &Split, tol: f64, ctx: &str) {
+    for (r, by) in [fast, slow] {
+        let failures: u64 = by.0.iter().map(|c| c.failures).sum();
+        assert_eq!(failures, r.failures, "{ctx}: failures by cause {by:?}");
+        let lost_s: f64 = by.0.iter().map(|c| c.lost_s).sum();
+        let recovery_s: f64 = by.0.iter().map(|c| c.recovery_s).sum();
+        assert!((lost_s - r.lost_s).abs() <= tol, "{ctx}: lost by cause {by:?}");
+        assert!((recovery_s - r.recovery_s).abs() <= tol, "{ctx}: recovery by cause {by:?}");
+    }
+    for c in Cause::ALL {
+        let (f, s) = (fast.1.of(c), slow.1.of(c));
+        assert_eq!(f.failures, s.failures, "{ctx}: {} failures", c.name());
+        assert!((f.lost_s - s.lost_s).abs() <= tol, "{ctx}: {} lost {f:?} vs {s:?}", c.name());
+        assert!((f.recovery_s - s.recovery_s).abs() <= tol, "{ctx}: {} recovery {f:?} vs {s:?}", c.name());
+    }
+}
+
+/// Both paths on `stream`, each with its split by cause; a panic naming `ctx` where one fails.
+/// Without a ledger each path gives the same record.
+fn both_paths<S: FailureStream + Clone>(job: &Job, layout: ChunkLayout, stream: &S, ctx: &str) -> (Split, Split) {
+    let (mut fast_by, mut slow_by) = (ByCause::default(), ByCause::default());
+    let fast = engine::play_periodic_by_cause(job, &layout, &mut stream.clone(), Limits::default(), &mut fast_by);
+    let slow = engine::play_by_cause(job, &Periodic { layout }, &mut stream.clone(), Limits::default(), &mut slow_by);
+    let (fast, slow) = (fast.unwrap_or_else(|e| panic!("{ctx}: {e}")), slow.unwrap_or_else(|e| panic!("{ctx}: {e}")));
+    let plain = engine::play_periodic(job, &layout, &mut stream.clone(), Limits::default());
+    assert_eq!(plain, Ok(fast), "{ctx}: the fast path with a ledger");
+    let plain = engine::play(job, &Periodic { layout }, &mut stream.clone(), Limits::default());
+    assert_eq!(plain, Ok(slow), "{ctx}: the general path with a ledger");
+    ((fast, fast_by), (slow, slow_by))
+}
+
 #[test]
 fn fast_and_general_paths_agree_on_random_streams() {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2024);
@@ -47,11 +107,14 @@ fn fast_and_general_paths_agree_on_random_streams() {
         let layout = ChunkLayout::new(job.work_s, interval_s);
         for s in 0..STREAMS {
             let stream = ExponentialStream::new(mtbf_s, stream_rng(set, s, 0));
-            let fast = engine::play_periodic(&job, &layout, &mut stream.clone(), Limits::default());
-            let slow = engine::play(&job, &Periodic { layout }, &mut stream.clone(), Limits::default());
             let ctx = format!("set {set} stream {s}: {job:?} T = {interval_s}, M = {mtbf_s}");
-            let (fast, slow) =
-                (fast.unwrap_or_else(|e| panic!("{ctx}: {e}")), slow.unwrap_or_else(|e| panic!("{ctx}: {e}")));
+            // Every other stream's failures come from random causes.
+            let (fast_split, slow_split) = if s % 2 == 0 {
+                both_paths(&job, layout, &stream, &ctx)
+            } else {
+                both_paths(&job, layout, &Marked { times: stream, rng: stream_rng(set, s, 1) }, &ctx)
+            };
+            let (fast, slow) = (fast_split.0, slow_split.0);
             assert!((fast.wall_s - slow.wall_s).abs() <= WALL_RTOL * slow.wall_s, "{ctx}: {fast:?} vs {slow:?}");
             assert_eq!(
                 (fast.failures, fast.failures_during_checkpoint, fast.failed_restarts, fast.ignored_failures),
@@ -62,6 +125,11 @@ fn fast_and_general_paths_agree_on_random_streams() {
             let tol = WALL_RTOL * slow.wall_s;
             assert!((fast.lost_s - slow.lost_s).abs() <= tol, "{ctx}: lost {fast:?} vs {slow:?}");
             assert!((fast.recovery_s - slow.recovery_s).abs() <= tol, "{ctx}: recovery {fast:?} vs {slow:?}");
+            causes_agree(&fast_split, &slow_split, tol, &ctx);
+            if s % 2 == 0 {
+                let nodes = fast_split.1.of(Cause::Nodes);
+                assert_eq!(nodes.failures, fast.failures, "{ctx}: a plain stream's failures are its nodes'");
+            }
             // Wall time is work done, writes, time lost and recovery, nothing else.
             let writes_s = slow.checkpoints as f64 * job.checkpoint_s;
             if job.on_failure == OnFailure::Restart {
@@ -163,7 +231,7 @@ interval = "young"
                     (Some(_), _) => panic!("{}: point {} is not an exponential stream", sc.name, point.index),
                     (None, _) => kinds.1 += 1,
                 }
-                let expected = engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default());
+                let expected = engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default(), &mut ());
                 assert_eq!(
                     runner::play_periodic(point, &layout, sc.run.seed, rep),
                     expected,
@@ -224,9 +292,15 @@ fn points_sharing_a_stream_replay_it_exactly() {
     for (name, sc) in &scenarios {
         let shared = runner::run_range(sc, SEED, 0..REPS, &|_| {}).unwrap();
         let mut alone = vec![Summary::default(); sc.points.len()];
+        let causes = sc.causes();
         for rep in 0..REPS {
             for (p, point) in sc.points.iter().enumerate() {
-                alone[p].add(point.job.work_s, &runner::replicate(point, SEED, rep).unwrap());
+                let mut by_cause = ByCause::default();
+                let record = runner::replicate_by_cause(point, SEED, rep, &mut by_cause).unwrap();
+                alone[p].add(point.job.work_s, &record);
+                if !causes.is_empty() {
+                    alone[p].add_causes(&causes, point.job.work_s, &by_cause);
+                }
             }
         }
         let json = |summaries| Report::new(sc, &RunResult { replications: REPS, seed: SEED, summaries }).json();

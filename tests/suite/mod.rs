@@ -1,6 +1,7 @@
 //! Integration test modules and their shared helpers.
 
 mod bad_input;
+mod causes;
 mod cli;
 mod correlated;
 mod coverage;

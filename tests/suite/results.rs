@@ -29,8 +29,8 @@ fn committed_results_are_current() {
             md,
             "results/{name}.md is stale: run bash results/regenerate.sh"
         );
-        for ext in ["csv", "json", "overhead.svg", "wall.svg"] {
-            let file = if ext.ends_with("svg") { format!("{name}-{ext}") } else { format!("{name}.{ext}") };
+        for ext in ["csv", "json", "overhead.svg", "wall.svg", "causes.csv", "causes.svg"] {
+            let file = if ext.contains('.') { format!("{name}-{ext}") } else { format!("{name}.{ext}") };
             let committed = root(&format!("results/{file}"));
             if !committed.exists() {
                 assert!(!tmp.path().join(&file).exists(), "results/{file} is missing: run bash results/regenerate.sh");
