@@ -54,12 +54,22 @@ impl Tally for Reps {
     }
 }
 
-/// Replications `reps` of every point, each point on its own stream.
+/// Replications `reps` of every point, each point on its own stream, split by cause where
+/// the run splits (as the runner does).
 fn per_point(sc: &Scenario, reps: std::ops::Range<u64>) -> Vec<Summary> {
     let mut sums = vec![Summary::default(); sc.points.len()];
+    let causes = sc.causes();
     for rep in reps {
         for (p, point) in sc.points.iter().enumerate() {
-            sums[p].add(point.job.work_s, &runner::replicate(point, SEED, rep).expect("the scenario runs"));
+            let work_s = point.job.work_s;
+            if causes.is_empty() {
+                sums[p].add(work_s, &runner::replicate(point, SEED, rep).expect("the scenario runs"));
+            } else {
+                let mut by_cause = ckptsim::engine::ByCause::default();
+                let record = runner::replicate_by_cause(point, SEED, rep, &mut by_cause).expect("the scenario runs");
+                sums[p].add(work_s, &record);
+                sums[p].add_causes(&causes, work_s, &by_cause);
+            }
         }
     }
     sums

@@ -25,6 +25,10 @@ use crate::runner;
 use crate::scenario::{Point, Scenario};
 use crate::stats::Moments;
 
+/// The most formulas compared with the best interval (Young, Daly, Daly eq. 37, the exact
+/// optimum, and Young at the cluster rate under bursts): steps of the progress plan.
+const MAX_FORMULAS: usize = 5;
+
 /// Candidates of the first scan, log-spaced over [Young/`SCAN_SPAN`, Young·`SCAN_SPAN`].
 const SCAN_POINTS: usize = 25;
 /// Half-width of the first scan, as a factor around Young's interval.
@@ -293,7 +297,7 @@ impl<'a> Evaluator<'a> {
         } else {
             (0..n).map(|_| None).collect()
         };
-        let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 5;
+        let planned = SCAN_POINTS + 2 + GOLDEN_STEPS + REFINE_POINTS + 1 + MAX_FORMULAS;
         // Failures that end a replication as hopeless: those of an overhead of about
         // INFEASIBLE_OVERHEAD at the point's MTBF (never more than the engine's own limit).
         let expected = point.job.work_s / point.failures.mtbf_s();
@@ -466,7 +470,7 @@ fn optimize_keeping(
             distinct.push(t);
         }
     }
-    evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 5;
+    evaluator.planned = distinct.len() + 2 + GOLDEN_STEPS + REFINE_POINTS + 1 + MAX_FORMULAS;
     seen.extend(evaluator.all(&distinct)?);
     if !seen.iter().any(Candidate::feasible) {
         return Err(Error::NoFeasibleInterval {
@@ -526,7 +530,7 @@ fn optimize_keeping(
     }
     grid_s.sort_by(f64::total_cmp);
     grid_s.dedup();
-    evaluator.planned = evaluator.done + grid_s.len() + 5;
+    evaluator.planned = evaluator.done + grid_s.len() + 1 + MAX_FORMULAS;
     let grid: Vec<Candidate> = evaluator.all(&grid_s)?;
     // The grid lies around a feasible point, but all of it may be past the feasible edge
     // (where the scan's best is its neighbour): then the candidates seen so far decide.
@@ -549,6 +553,15 @@ fn optimize_keeping(
         ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
         ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
         ("optimal", exact),
+        // Under bursts, Young at the rate of clusters (`policy.rate = "clusters"`).
+        (
+            "young (clusters)",
+            point
+                .failures
+                .burst
+                .filter(|b| b.branching > 0.0)
+                .map(|b| analytic::young_interval_s(delta, mtbf_s / (1.0 - b.branching))),
+        ),
     ]
     .into_iter()
     .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0)?)))

@@ -266,10 +266,16 @@ impl<'a> Report<'a> {
             let first = &self.scenario.points[0];
             let (d, m) = (first.job.checkpoint_s, first.failures.mtbf_s());
             let markers = if curves.len() == 1 {
-                vec![
+                let mut lines = vec![
                     ("young".to_string(), analytic::young_interval_s(d, m)),
                     ("daly-high-order".to_string(), analytic::daly_high_order_interval_s(d, m)),
-                ]
+                ];
+                // Under bursts, Young at the cluster rate too (`policy.rate = "clusters"`).
+                if let Some(b) = first.failures.burst.filter(|b| b.branching > 0.0) {
+                    lines
+                        .push(("young (clusters)".to_string(), analytic::young_interval_s(d, m / (1.0 - b.branching))));
+                }
+                lines
             } else {
                 vec![]
             };
@@ -373,7 +379,7 @@ impl<'a> Report<'a> {
         m.insert("model".into(), json!(model.map_or("", |(name, _)| name)));
         m.insert("model_overhead".into(), model.map_or(Value::Null, |(_, v)| finite_or_null(v)));
         m.insert("model_z".into(), model.map_or(Value::Null, |(_, v)| finite_or_null((o.mean - v) / o.se)));
-        m.insert("interval_rule".into(), json!(point.rule.name()));
+        m.insert("interval_rule".into(), json!(rule_name(point)));
         m.insert("factor".into(), json!(point.factor));
         m.insert("failures_during_checkpoint_mean".into(), json!(s.per_replication(t.failures_during_checkpoint)));
         m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
@@ -685,6 +691,16 @@ fn z_footer(n: u64) -> String {
         },
         if threshold < 100.0 { format!("{threshold:.1}") } else { format!("{threshold:.0}") }
     )
+}
+
+/// The interval rule as the outputs name it: `young`, and `young (clusters)` where the rule
+/// counts burst clusters (`policy.rate = "clusters"`; fixed intervals and `none` use no rate).
+fn rule_name(point: &Point) -> String {
+    use crate::scenario::{IntervalRule, RateBasis};
+    match (point.rule, point.rate) {
+        (IntervalRule::Fixed(_) | IntervalRule::None, _) | (_, RateBasis::Failures) => point.rule.name(),
+        (rule, RateBasis::Clusters) => format!("{} (clusters)", rule.name()),
+    }
 }
 
 fn finite_or_null(x: f64) -> Value {

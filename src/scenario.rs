@@ -617,6 +617,32 @@ const SHARE_TOLERANCE: f64 = 1e-9;
 struct RawPolicy {
     interval: Option<IntervalRule>,
     factor: Option<f64>,
+    rate: Option<RateBasis>,
+}
+
+/// Which failure rate the interval rules (`young`, `daly`, `daly-high-order`, `optimal`) put
+/// in their formulas (`policy.rate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateBasis {
+    /// Every failure that strikes the job: its MTBF (the default).
+    Failures,
+    /// Burst clusters counted once: the mean time between the events that start a cluster,
+    /// the job's MTBF / (1 − n) under Hawkes bursts of branching ratio n (MODELS.md §3),
+    /// the job's MTBF without bursts. A burst short against the interval costs about one
+    /// lost half-interval plus short restarts, so the cluster rate is what the interval
+    /// should follow.
+    Clusters,
+}
+
+impl RateBasis {
+    /// The basis's name in scenario files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RateBasis::Failures => "failures",
+            RateBasis::Clusters => "clusters",
+        }
+    }
 }
 
 /// When a run stops.
@@ -710,6 +736,8 @@ pub struct Point {
     pub failures: Failures,
     /// The interval rule, before the factor.
     pub rule: IntervalRule,
+    /// The failure rate the rule puts in its formula.
+    pub rate: RateBasis,
     /// The factor applied to the rule's interval.
     pub factor: f64,
     /// The resolved checkpoint interval (s of compute between checkpoints); infinite for
@@ -1618,7 +1646,12 @@ fn resolve_point(
             format!("{} is out of range: accepted is a finite number > 0", shown_number(factor)),
         ));
     }
-    let base_s = interval_of(rule, &job, mtbf_s)?;
+    let rate = raw.policy.rate.unwrap_or(RateBasis::Failures);
+    let rule_mtbf_s = match rate {
+        RateBasis::Failures => mtbf_s,
+        RateBasis::Clusters => mtbf_s / (1.0 - failures.burst.map_or(0.0, |b| b.branching)),
+    };
+    let base_s = interval_of(rule, &job, rule_mtbf_s)?;
     let interval_s = base_s * factor;
     if interval_s <= 0.0 || interval_s.is_nan() {
         return Err(field(
@@ -1655,7 +1688,7 @@ fn resolve_point(
             ),
         ));
     }
-    Ok(Point { index, labels, job, nodes, failures, rule, factor, interval_s })
+    Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s })
 }
 
 /// The longest of a job's durations (work, checkpoint, restart, downtime) that is accepted

@@ -131,6 +131,59 @@ fn bursts_favour_the_cluster_rate_interval() {
     );
 }
 
+/// `policy.rate = "clusters"` puts the mean time between burst clusters, M/(1 − n), in the
+/// rules' formulas: Young is then the 27.28 min the bursts scenario writes by hand, Daly's
+/// rules move alike, a model without bursts is unchanged, fixed intervals ignore it; and the
+/// paired difference shows the cluster-rate Young beating the failure-rate Young.
+#[test]
+fn the_cluster_rate_rule_follows_the_clusters() {
+    let m_s = 3.1 * 3600.0;
+    let n = 0.6;
+    let base = ["policy.interval=young", "policy.rate=clusters"];
+    let sc = load("scenarios/bursts.toml", &base);
+    for p in &sc.points {
+        let want = analytic::young_interval_s(120.0, m_s);
+        assert!((p.interval_s - want).abs() < 1e-9 * want, "{} vs {want}", p.interval_s);
+        // The job's MTBF counts every failure: the rule's is M, the job's M·(1 − n).
+        assert!((p.failures.mtbf_s() - m_s * (1.0 - n)).abs() < 1e-6, "{}", p.failures.mtbf_s());
+    }
+    let daly = load("scenarios/bursts.toml", &["policy.interval=daly-high-order", "policy.rate=clusters"]);
+    let want = analytic::daly_high_order_interval_s(120.0, m_s);
+    assert!((daly.points[0].interval_s - want).abs() < 1e-9 * want);
+    let fixed = load("scenarios/bursts.toml", &["policy.interval=27 min", "policy.rate=clusters"]);
+    assert_eq!(fixed.points[0].interval_s, 27.0 * 60.0);
+    let plain = load("scenarios/young-daly.toml", &["policy.rate=clusters"]);
+    let failures = load("scenarios/young-daly.toml", &[]);
+    assert!(plain.points.iter().zip(&failures.points).all(|(a, b)| a.interval_s == b.interval_s));
+    // Paired on the same failures: the cluster-rate Young costs less, beyond 4 SE.
+    let both = super::inline(&format!(
+        "{}\n[run]\nbaseline = 0\n[sweep]\n\"policy.rate\" = [\"failures\", \"clusters\"]\n",
+        BURST_JOB
+    ));
+    let result = simulate(&both, 2000, 5);
+    let d = result.summaries[1].overhead_diff.estimate();
+    assert!(d.mean < -Z_MAX * d.se, "clusters − failures: {} ± {} (SE)", d.mean, d.se);
+    let report = ckptsim::report::Report::new(&both, &result).csv();
+    assert!(report.contains("young (clusters)"), "{report}");
+}
+
+/// The bursts scenario's job with Young's rule and no sweep.
+const BURST_JOB: &str = r#"
+[job]
+work = "2e5 s"
+checkpoint = "2 min"
+restart = "10 min"
+[failures]
+law = "exponential"
+mtbf = "3.1 h"
+renewal = "job"
+[failures.burst]
+branching = 0.6
+decay = "10 min"
+[policy]
+interval = "young"
+"#;
+
 /// Clusters in the Hawkes kernel test.
 const HAWKES_CLUSTERS: u64 = 200_000;
 
