@@ -237,6 +237,59 @@ pub fn efficiency(job: &Job, interval_s: f64, mtbf_s: f64) -> f64 {
     1.0 / (1.0 + infinite_work_overhead(job, interval_s, mtbf_s))
 }
 
+/// Expected wall time (s) of the whole job `job` at the interval `interval_s` (s; infinite
+/// for no checkpoints) under Poisson failures of MTBF `mtbf_s` = M (s), chunked as the engine
+/// plays it ([`ChunkLayout`]). Infinite where the expectation overflows.
+///
+/// With [`OnFailure::Restart`](crate::engine::OnFailure::Restart) it is the mean of
+/// [`finite_work_moments`] (MODELS.md §1), exact. With
+/// [`OnFailure::EndJob`](crate::engine::OnFailure::EndJob) the job stops at the first failure
+/// that strikes it and pays one recovery: `E[min(first strike, L)] + P(struck)·E[V]`, with L
+/// the failure-free wall time (the work and its writes), summed chunk by chunk in closed form
+/// (a geometric series over the full chunks); also exact, writes that cannot fail included
+/// (they pass their failures over).
+pub fn expected_wall_s(job: &Job, interval_s: f64, mtbf_s: f64) -> f64 {
+    if job.on_failure == crate::engine::OnFailure::Restart {
+        return finite_work_moments(job, interval_s, mtbf_s).mean_s;
+    }
+    let layout = ChunkLayout::new(job.work_s, interval_s);
+    let full = chunk_segment(job, layout.full_s, false);
+    let last = chunk_segment(job, layout.last_s, true);
+    let n = layout.full_chunks() as f64;
+    // Survival over one full chunk's exposed part, q = e^{−a/M}, and over all n of them,
+    // qⁿ = e^{n·ln q} (ln qⁿ is 0 without full chunks, whose a may be infinite).
+    let log_q = -full.exposed_s / mtbf_s;
+    let log_q_n = if n == 0.0 { 0.0 } else { n * log_q };
+    let q_n = log_q_n.exp();
+    // Σ_{k<n} q^k = (1 − qⁿ)/(1 − q), without cancellation where a ≪ M.
+    let geometric = if n == 0.0 || log_q == 0.0 { n } else { log_q_n.exp_m1() / log_q.exp_m1() };
+    let log_q_last = -last.exposed_s / mtbf_s;
+    // A chunk whose exposed part a starts at survival S adds S·(M(1 − e^{−a/M}) + b·e^{−a/M})
+    // to E[min(first strike, L)]: its exposed part until a strike, its unexposed part b only
+    // without one. Over the full chunks the M terms add up to M(1 − qⁿ).
+    let full_s = if n == 0.0 { 0.0 } else { -mtbf_s * log_q_n.exp_m1() + full.unexposed_s * log_q.exp() * geometric };
+    let last_s = q_n * (-mtbf_s * log_q_last.exp_m1() + last.unexposed_s * log_q_last.exp());
+    let struck = -(log_q_n + log_q_last).exp_m1();
+    let recovery_s = if struck == 0.0 { 0.0 } else { struck * recovery_moments(job, mtbf_s).mean_s };
+    full_s + last_s + recovery_s
+}
+
+/// Expected failures that arrive during one replication of `job` (s of work, costs and
+/// switches as given) at the interval `interval_s` (s; infinite for no checkpoints): those
+/// that strike it and those it passes over (during downtime, or a phase that cannot fail),
+/// every one of which the engine plays. `mtbf_s` = M (s) is the job's MTBF.
+///
+/// For Poisson failures this is `E[wall]/M` exactly, with E\[wall\] from [`expected_wall_s`]:
+/// N(t) − t/M is a martingale for the count N of a Poisson process and the wall time is a
+/// stopping time, so E\[N(wall)\] = E\[wall\]/M (Wald's identity). For other failure laws
+/// (renewal, per-node ageing, domains, bursts, a replayed log) the same formula at the job's
+/// MTBF is only an estimate: it counts failures at their average rate, which the stream
+/// keeps over a long run but not over the start of a fresh platform or a short job.
+/// Infinite where E\[wall\] overflows.
+pub fn expected_failures_per_rep(job: &Job, interval_s: f64, mtbf_s: f64) -> f64 {
+    expected_wall_s(job, interval_s, mtbf_s) / mtbf_s
+}
+
 /// Below this ratio (δ/M or δ/K) the optimum's leading series terms are exact in double
 /// precision (the first omitted one is below 1e-29 relative), and Newton's method is kept away
 /// from underflow.
@@ -1070,5 +1123,57 @@ mod tests {
         assert_eq!(daly_high_order_interval_s(2.0 * m, m), m);
         let below = 2.0 * m * (1.0 - 1e-12);
         assert_rel(daly_high_order_interval_s(below, m), 8.0 * m / 9.0, BELOW_BOUND_REL_TOL, "δ just below 2M");
+    }
+
+    /// Expected failures per replication against values worked out by hand from the closed
+    /// forms (MODELS.md §1), one chunk and several, both failure policies.
+    #[test]
+    fn expected_failures_match_hand_computed_values() {
+        let m = 1000.0;
+        let bare = Job {
+            work_s: 2000.0,
+            checkpoint_s: 0.0,
+            restart_s: 0.0,
+            downtime_s: 0.0,
+            final_checkpoint: FinalCheckpoint::Skipped,
+            checkpoint_exposure: Exposure::CanFail,
+            restart_exposure: Exposure::CanFail,
+            on_failure: OnFailure::Restart,
+        };
+        // One chunk of W = 2M without costs: Geometric(e^{−2}) failed attempts, e² − 1.
+        assert_rel(expected_failures_per_rep(&bare, f64::INFINITY, m), 6.389_056_098_930_65, ROUTE_REL_TOL, "e² − 1");
+        // Three chunks of T = M with δ = 0.1 M, R = 0.2 M (can fail), D = 0.05 M:
+        // E[wall] = 3·K(e^{1.1} − 1), K = (M + D)e^{R/M}; failures E[wall]/M.
+        let costly = Job {
+            work_s: 3000.0,
+            checkpoint_s: 100.0,
+            restart_s: 200.0,
+            downtime_s: 50.0,
+            final_checkpoint: FinalCheckpoint::Written,
+            ..bare.clone()
+        };
+        let k = 1050.0 * 0.2_f64.exp();
+        let want = 3.0 * k * 1.1_f64.exp_m1() / m;
+        assert_rel(expected_failures_per_rep(&costly, 1000.0, m), want, ROUTE_REL_TOL, "three chunks");
+        assert_rel(expected_wall_s(&costly, 1000.0, m), want * m, ROUTE_REL_TOL, "three chunks' wall");
+        // End-job, every phase exposed: struck with probability 1 − e^{−L/M} (L = W + δ,
+        // the final write included), then one recovery of mean D·e^{R/M} + R + M(e^{R/M} − 1 − R/M),
+        // whose failures are E[V]/M.
+        let end = Job { work_s: 2000.0, on_failure: OnFailure::EndJob, ..costly.clone() };
+        let recovery = 50.0 * 0.2_f64.exp() + 200.0 + m * (0.2_f64.exp_m1() - 0.2);
+        let want = -(-2.1_f64).exp_m1() * (1.0 + recovery / m);
+        assert_rel(expected_failures_per_rep(&end, f64::INFINITY, m), want, ROUTE_REL_TOL, "end-job, one chunk");
+        // End-job, two chunks of T = M whose writes cannot fail (failures during them are
+        // passed over): E[min(strike, L)] = M(1 − e^{−1}) + δe^{−1}, twice, the second from
+        // survival e^{−1}; struck with probability 1 − e^{−2}. The failures, E[wall]/M, count the
+        // one that strikes and those passed over during the writes.
+        let unfailing = Job { checkpoint_exposure: Exposure::CannotFail, ..end.clone() };
+        let q = (-1.0_f64).exp();
+        let chunk = m * (1.0 - q) + 100.0 * q;
+        let want = (chunk + q * chunk) / m + -(-2.0_f64).exp_m1() * recovery / m;
+        assert_rel(expected_failures_per_rep(&unfailing, 1000.0, m), want, ROUTE_REL_TOL, "end-job, two chunks");
+        // Restarts that never complete: infinite, not NaN.
+        let hopeless = Job { restart_s: 1e6, ..end };
+        assert_eq!(expected_failures_per_rep(&hopeless, 1000.0, m), f64::INFINITY);
     }
 }

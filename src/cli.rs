@@ -528,6 +528,13 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     if !args.resume {
         keep_saved_progress(&scenarios, &stops, &args.out, sharded)?;
     }
+    // A run expected to be very slow says so before it starts (stderr only: stdout and the
+    // files are the same either way); without a terminal there is no progress bar to tell.
+    for (sc, &stop) in scenarios.iter().zip(&stops) {
+        if let Some(w) = crate::forecast::slow_run_warning(sc, stop, shard) {
+            eprintln!("warning: {}: {w}", sc.path.display());
+        }
+    }
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
     let interrupted = Arc::new(AtomicBool::new(false));
     if fixed {

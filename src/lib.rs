@@ -14,6 +14,7 @@ pub mod efficiency;
 pub mod engine;
 pub mod error;
 pub mod failure;
+pub mod forecast;
 pub mod input;
 pub mod optimize;
 pub mod partial;

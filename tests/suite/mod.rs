@@ -10,6 +10,7 @@ mod efficiency;
 mod engine_paths;
 mod exact;
 mod failure_laws;
+mod forecast;
 mod formulas;
 mod fuzz;
 mod optimize;

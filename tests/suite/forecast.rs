@@ -1,0 +1,300 @@
+//! New-user review: a run that will take very long (a node's MTBF taken for the job's on a
+//! huge platform: every replication struck millions of times) says so on stderr before it
+//! starts, with the point and the numbers; stdout and the result files are unchanged, and
+//! no committed scenario warns at its defaults.
+
+use std::fs;
+use std::path::Path;
+
+use super::{ckptsim, inline, load, root, simulate};
+use ckptsim::analytic;
+use ckptsim::forecast::{self, FIRST_ADAPTIVE_ROUND, SLOW_REPLICATION_FAILURES, SLOW_RUN_FAILURES};
+use ckptsim::runner::{self, Shard};
+use ckptsim::scenario::{self, Scenario, Stop};
+
+/// Monte Carlo agreement: within this many standard errors.
+const MC_SIGMAS: f64 = 4.0;
+
+/// Replications of each Monte Carlo check.
+const MC_REPLICATIONS: u64 = 20_000;
+
+/// The margin below the thresholds the committed scenarios keep at their defaults: far
+/// enough that a small change of a scenario does not start warning.
+const COMMITTED_MARGIN: f64 = 10.0;
+
+/// The review's platform: node MTBF 5 years, 10 min restarts, 2 min checkpoints at Young's
+/// interval, 10 days of work, on 10³ to 10⁶ nodes (point 3: a job MTBF of 157.68 s).
+const HUGE_PLATFORM: &str = r#"
+name = "huge-platform"
+[run]
+replications = 2000
+[job]
+work = "10 d"
+checkpoint = "2 min"
+restart = "10 min"
+[failures]
+node_mtbf = "5 y"
+[sweep]
+"job.nodes" = [1000, 10000, 100000, 1000000]
+"#;
+
+/// Point 3 of [`HUGE_PLATFORM`] worked out from the closed forms: its expected wall time
+/// (s) and failures per replication, at Young's interval √(2δM).
+fn huge_platform_point_3() -> (f64, f64) {
+    let sc = inline(HUGE_PLATFORM);
+    let job = &sc.points[3].job;
+    let mtbf_s: f64 = 5.0 * 365.0 * 86400.0 / 1e6;
+    let wall_s = analytic::finite_work_moments(job, (2.0 * 120.0 * mtbf_s).sqrt(), mtbf_s).mean_s;
+    (wall_s, wall_s / mtbf_s)
+}
+
+/// The review's case: the warning names the point with the most failures per replication,
+/// its job MTBF, restart, overhead, failures per replication and the run's total, and asks
+/// whether the MTBF is the node's; the same platform on 1000 nodes does not warn.
+#[test]
+fn a_node_mtbf_on_a_huge_platform_warns_with_the_numbers() {
+    let sc = inline(HUGE_PLATFORM);
+    let (wall_s, per_rep) = huge_platform_point_3();
+    let f = forecast::point_forecast(&sc.points[3]);
+    assert!((f.failures_per_rep / per_rep - 1.0).abs() < 1e-12, "{} vs {per_rep}", f.failures_per_rep);
+    let total: f64 = sc.points.iter().map(|p| forecast::point_forecast(p).failures_per_rep).sum::<f64>() * 2000.0;
+    let w = forecast::slow_run_warning(&sc, sc.run.stop, Shard::WHOLE).expect("the run warns");
+    for part in [
+        "point 3 (job.nodes = 1000000) expects about 1.3e6 failures per replication".to_string(),
+        "job MTBF 2.628 min against restarts of 10.000 min".to_string(),
+        format!("overhead ≈ {}", forecast::about(wall_s / 864_000.0 - 1.0)),
+        format!("the run will simulate about {} failure events in all", forecast::about(total)),
+        "(2000 replications of 4 points)".to_string(),
+        "Check the MTBF (is it the node's or the job's?), or lower the replications.".to_string(),
+    ] {
+        assert!(w.contains(&part), "the warning lacks {part:?}: {w}");
+    }
+    assert_eq!(forecast::about(per_rep), "1.3e6");
+    assert!(!w.contains("limit"), "point 3 stays below the engine's limit: {w}");
+    // The same platform on 1000 nodes: 16 failures per replication, nothing to say.
+    let small = scenario::parse(HUGE_PLATFORM, Path::new("inline.toml"), &["job.nodes=1000".to_string()]).unwrap();
+    assert_eq!(forecast::slow_run_warning(&small, small.run.stop, Shard::WHOLE), None);
+}
+
+/// The estimate is the failures the engine plays, struck and passed over: E[wall]/MTBF is
+/// exact for Poisson failures (Wald's identity), here with downtime, writes that cannot fail,
+/// restarts that can, an end-job job and a per-node platform. The work over the MTBF, which
+/// ignores the failures' cost, is rejected at the same points.
+#[test]
+fn the_estimate_is_the_failures_the_engine_plays() {
+    let restart = r#"
+        [job]
+        work = "20 h"
+        checkpoint = "5 min"
+        restart = "10 min"
+        downtime = "2 min"
+        failures_during_checkpoint = false
+        [failures]
+        mtbf = "2 h"
+        [policy]
+        factor = 2
+    "#;
+    let end_job = restart.replace("work = \"20 h\"", "work = \"3 h\"\non_failure = \"end-job\"");
+    let platform = restart.replace("mtbf = \"2 h\"", "node_mtbf = \"128 h\"").replace("[job]", "[job]\nnodes = 64");
+    for (what, text) in [("restart", restart.to_string()), ("end-job", end_job), ("64 nodes", platform)] {
+        let sc = inline(&text);
+        let point = &sc.points[0];
+        let want = forecast::point_forecast(point).failures_per_rep;
+        let played: Vec<f64> = (0..MC_REPLICATIONS)
+            .map(|rep| {
+                let r = runner::replicate(point, 7, rep).expect("the replication finishes");
+                (r.failures + r.ignored_failures) as f64
+            })
+            .collect();
+        let n = played.len() as f64;
+        let mean = played.iter().sum::<f64>() / n;
+        let sd = (played.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let se = sd / n.sqrt();
+        assert!((mean - want).abs() < MC_SIGMAS * se, "{what}: played {mean} ± {se}, estimated {want}");
+        let naive = point.job.work_s / point.failures.mtbf_s();
+        assert!((mean - naive).abs() > MC_SIGMAS * se, "{what}: W/M = {naive} is not rejected, played {mean} ± {se}");
+    }
+}
+
+/// A point expected to pass the engine's limit of 10⁸ failures per replication (restarts of
+/// 15 MTBFs: e^15 attempts after every failure) is named with that limit and the error the
+/// run will stop with; and it does stop with it, the warning first.
+#[test]
+fn a_point_beyond_the_engine_limit_says_the_run_will_stop() {
+    let text = r#"
+        [run]
+        replications = 2
+        [job]
+        work = "200 s"
+        checkpoint = "1 s"
+        restart = "15 s"
+        [failures]
+        mtbf = "1 s"
+    "#;
+    let sc = inline(text);
+    assert!(forecast::point_forecast(&sc.points[0]).failures_per_rep > 1e8);
+    let w = forecast::slow_run_warning(&sc, sc.run.stop, Shard::WHOLE).expect("the run warns");
+    for part in [
+        "the job expects about",
+        "more than the engine's limit of 100000000 per replication",
+        "struck by (or passed over) more than 100000000 failures in one replication",
+        "Check the MTBF (is it the node's or the job's?)",
+    ] {
+        assert!(w.contains(part), "the warning lacks {part:?}: {w}");
+    }
+    // An end-job job pays one recovery only, but restarts of 25 MTBFs never complete either
+    // (the runner refuses those up front only for jobs that restart).
+    let end = inline(&text.replace("restart = \"15 s\"", "restart = \"25 s\"\non_failure = \"end-job\""));
+    let w = forecast::slow_run_warning(&end, end.run.stop, Shard::WHOLE).expect("the end-job run warns");
+    assert!(w.contains("more than the engine's limit"), "{w}");
+    // The runner refuses a job whose restart needs more attempts than the limit before any
+    // replication: no warning comes before that error.
+    let refused = inline(&text.replace("restart = \"15 s\"", "restart = \"25 s\""));
+    assert!(runner::refuse_hopeless(&refused.points[0]).is_err());
+    assert_eq!(forecast::slow_run_warning(&refused, refused.run.stop, Shard::WHOLE), None);
+
+    // The run does stop as warned (one replication plays 10⁸ failures: about a second).
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "limit.toml", text);
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["run", path.to_str().unwrap(), "--threads", "1", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let warned = stderr.find("warning: ").expect("a warning");
+    let failed =
+        stderr.find("the job was struck by more than 100000000 failures in one replication").expect("the error");
+    assert!(warned < failed, "the warning comes first: {stderr}");
+}
+
+/// With --precision the count is not known: the first round stands for it, and it is the
+/// runner's first round. A shard counts its own share; a run of many cheap replications
+/// warns for its total alone, and its shards do not.
+#[test]
+fn adaptive_runs_and_shards_count_what_they_will_play() {
+    let sc = inline(HUGE_PLATFORM);
+    let per_rep: f64 = sc.points.iter().map(|p| forecast::point_forecast(p).failures_per_rep).sum();
+    let w = forecast::slow_run_warning(&sc, Stop::Precision(0.01), Shard::WHOLE).expect("warns");
+    let round = format!(
+        "about {} failure events in all (the first round's {FIRST_ADAPTIVE_ROUND} replications of 4 points alone",
+        forecast::about(per_rep * FIRST_ADAPTIVE_ROUND as f64)
+    );
+    assert!(w.contains(&round), "{w}");
+    assert!(w.contains("or ask for a looser precision."), "{w}");
+    // The runner's first round is that many: a target met at once stops after it.
+    let yd = load("scenarios/young-daly.toml", &[]);
+    let r = runner::run(&yd, Stop::Precision(1e9), 1, &|_| {}, &|_| {}).unwrap();
+    assert_eq!(r.replications, FIRST_ADAPTIVE_ROUND);
+
+    // A shard of the review's run: its own 2 replications.
+    let shard = Shard { index: 0, count: 1000 };
+    let w = forecast::slow_run_warning(&sc, Stop::Replications(2000), shard).expect("warns");
+    let share = format!(
+        "this shard will simulate about {} failure events in all (this shard's 2 of the run's 2000 replications",
+        forecast::about(per_rep * 2.0)
+    );
+    assert!(w.contains(&share), "{w}");
+
+    // Many cheap replications: the Young–Daly example 3·10⁶ times is over 10⁹ failures,
+    // a quarter of it is not.
+    let total = |reps: f64| yd.points.iter().map(|p| forecast::point_forecast(p).failures_per_rep).sum::<f64>() * reps;
+    assert!(total(3e6) > SLOW_RUN_FAILURES && total(3e6 / 4.0) < SLOW_RUN_FAILURES);
+    let w = forecast::slow_run_warning(&yd, Stop::Replications(3_000_000), Shard::WHOLE).expect("warns");
+    assert!(w.contains("(3000000 replications of 15 points). Lower the replications if fewer will do."), "{w}");
+    assert!(!w.contains("Check the MTBF"), "a sane job is not suspected: {w}");
+    let quarter = Shard { index: 1, count: 4 };
+    assert_eq!(forecast::slow_run_warning(&yd, Stop::Replications(3_000_000), quarter), None);
+}
+
+/// No committed run scenario warns at its defaults, nor comes within [`COMMITTED_MARGIN`] of
+/// either threshold (efficiency studies are `ckptsim efficiency`'s; the LANL replays need
+/// the shared data folder and are skipped without it).
+#[test]
+fn committed_scenarios_do_not_warn() {
+    let mut checked = 0;
+    for entry in fs::read_dir(root("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        if text.contains("[machine]") || text.contains("[schedule]") {
+            continue;
+        }
+        let sc = match scenario::load(&path, &[]) {
+            Ok(sc) => sc,
+            Err(e) if text.contains("[failures.trace]") && !root("../shared/data").exists() => {
+                eprintln!("skipping {}: {e}", path.display());
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        assert_eq!(forecast::slow_run_warning(&sc, sc.run.stop, Shard::WHOLE), None, "{}", path.display());
+        let reps = match sc.run.stop {
+            Stop::Replications(n) => n as f64,
+            Stop::Precision(_) => FIRST_ADAPTIVE_ROUND as f64,
+        };
+        let per_rep: Vec<f64> = sc.points.iter().map(|p| forecast::point_forecast(p).failures_per_rep).collect();
+        let worst = per_rep.iter().copied().fold(0.0, f64::max);
+        let total = per_rep.iter().sum::<f64>() * reps;
+        assert!(worst * COMMITTED_MARGIN < SLOW_REPLICATION_FAILURES, "{}: {worst} per replication", path.display());
+        assert!(total * COMMITTED_MARGIN < SLOW_RUN_FAILURES, "{}: {total} in all", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} run scenarios checked");
+}
+
+/// The warning goes to stderr, before the run, and changes nothing else: stdout is the
+/// CSV file, and the CSV and JSON are the library's report of the same run, which prints no
+/// warning. Cheap: 2 replications, each of about 1.3·10⁶ failures at point 3.
+#[test]
+fn the_warning_is_on_stderr_and_changes_no_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "huge-platform.toml", HUGE_PLATFORM);
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["run", path.to_str().unwrap(), "--reps", "2", "--format", "csv", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let line = format!(
+        "warning: {}: point 3 (job.nodes = 1000000) expects about 1.3e6 failures per replication",
+        path.display()
+    );
+    assert!(stderr.starts_with(&line), "{stderr}");
+    assert_eq!(stderr.matches("warning").count(), 1, "one warning: {stderr}");
+    assert!(
+        stderr.contains("the run will simulate about 2.5e6 failure events in all (2 replications of 4 points)"),
+        "{stderr}"
+    );
+    let csv = fs::read(out.join("huge-platform.csv")).unwrap();
+    assert_eq!(o.stdout, csv, "stdout is the CSV file");
+    let sc: Scenario = scenario::load(&path, &[]).unwrap();
+    let result = simulate(&sc, 2, sc.run.seed);
+    let report = ckptsim::report::Report::new(&sc, &result);
+    assert_eq!(String::from_utf8(csv).unwrap(), report.csv());
+    assert_eq!(fs::read_to_string(out.join("huge-platform.json")).unwrap(), report.json());
+    // The table on stdout is the report's, then the files written.
+    let o = ckptsim(&["run", path.to_str().unwrap(), "--reps", "2", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success());
+    let table = String::from_utf8(o.stdout).unwrap();
+    assert!(table.starts_with(&report.table()) && !table.contains("warning"), "{table}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expects about 1.3e6"));
+}
+
+/// The README's first command and the committed scenario that plays the most failures
+/// (`daly-2006.toml`, M = 15 min) run at their defaults without a word on stderr.
+#[test]
+fn committed_scenarios_run_without_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["young-daly", "daly-2006"] {
+        let scenario = format!("scenarios/{name}.toml");
+        let o = ckptsim(&["run", &scenario, "--out", tmp.path().to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(o.stderr.is_empty(), "{name}: stderr: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, text).unwrap();
+    path
+}
