@@ -194,15 +194,15 @@ fn adaptive_runs_and_shards_count_what_they_will_play() {
     );
     assert!(w.contains(&share), "{w}");
 
-    // Many cheap replications: the Young–Daly example 3·10⁶ times is over 10⁹ failures,
+    // Many cheap replications: the Young–Daly example 3·10⁷ times is over 10¹⁰ failures,
     // a quarter of it is not.
     let total = |reps: f64| yd.points.iter().map(|p| forecast::point_forecast(p).failures_per_rep).sum::<f64>() * reps;
-    assert!(total(3e6) > SLOW_RUN_FAILURES && total(3e6 / 4.0) < SLOW_RUN_FAILURES);
-    let w = forecast::slow_run_warning(&yd, Stop::Replications(3_000_000), Shard::WHOLE).expect("warns");
-    assert!(w.contains("(3000000 replications of 15 points). Lower the replications if fewer will do."), "{w}");
+    assert!(total(3e7) > SLOW_RUN_FAILURES && total(3e7 / 4.0) < SLOW_RUN_FAILURES);
+    let w = forecast::slow_run_warning(&yd, Stop::Replications(30_000_000), Shard::WHOLE).expect("warns");
+    assert!(w.contains("(30000000 replications of 15 points). Lower the replications if fewer will do."), "{w}");
     assert!(!w.contains("Check the MTBF"), "a sane job is not suspected: {w}");
     let quarter = Shard { index: 1, count: 4 };
-    assert_eq!(forecast::slow_run_warning(&yd, Stop::Replications(3_000_000), quarter), None);
+    assert_eq!(forecast::slow_run_warning(&yd, Stop::Replications(30_000_000), quarter), None);
 }
 
 /// No committed run scenario warns at its defaults, nor comes within [`COMMITTED_MARGIN`] of
