@@ -12,9 +12,10 @@
 //!
 //! - `Exp1 draws`: the baseline, a loop summing `rand_distr::Exp1` samples from a
 //!   `rand_pcg::Pcg64Mcg`;
-//! - `play_periodic @ T`: the fast path, one replication after another exactly as
-//!   [`runner::replicate`] plays them (`runner::play_periodic`): a fresh Poisson stream per
-//!   replication from `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
+//! - `play_periodic @ T`: the fast path, one replication after another exactly as the runner
+//!   plays a point alone on its stream (`runner::Prepared::play_periodic`, the point's chunk
+//!   layout and stream MTBF worked out once): a fresh Poisson stream per replication from
+//!   `runner::stream_rng(seed, rep, runner::FAILURE_STREAM)`;
 //! - `play + Periodic @ T`: the per-segment path on the same streams;
 //! - `play_periodic @ T, W × 100`: the fast path on the same point with a job 100 times
 //!   longer (about 2,200 failures per replication), so that the per-replication setup
@@ -135,13 +136,15 @@ fn stream(rep: u64) -> ExponentialStream {
     ExponentialStream::new(MTBF_S, runner::stream_rng(SEED, rep, runner::FAILURE_STREAM))
 }
 
-/// The fast path at `interval_s`, exactly as the runner calls it (it lays out the chunks in
-/// every replication, and builds the stream itself).
-fn fast(point: &scenario::Point, interval_s: f64) -> impl Fn(u64) -> Record + '_ {
-    move |rep| {
-        let layout = ChunkLayout::new(point.job.work_s, interval_s);
-        runner::play_periodic(point, &layout, SEED, rep).expect("the benchmark point finishes")
-    }
+/// The fast path on `prepared`, exactly as the runner calls it (it prepares the point once,
+/// and builds each replication's stream itself).
+fn fast<'a>(prepared: &'a runner::Prepared<'a>) -> impl Fn(u64) -> Record + 'a {
+    move |rep| prepared.play_periodic(SEED, rep).expect("the benchmark point finishes")
+}
+
+/// `point` at another interval (s).
+fn at_interval(point: &scenario::Point, interval_s: f64) -> scenario::Point {
+    scenario::Point { interval_s, ..point.clone() }
 }
 
 /// The per-segment path at `interval_s`, on the same stream.
@@ -286,12 +289,10 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     let point = BenchPoint::new();
     let scenario_point = point.find_in(scenario);
     let (job, young_s) = (&point.job, point.young_s);
-    let (fast_young, slow_young, fast_eighth, slow_eighth) = (
-        fast(scenario_point, young_s),
-        per_segment(job, young_s),
-        fast(scenario_point, young_s / 8.0),
-        per_segment(job, young_s / 8.0),
-    );
+    let eighth_point = at_interval(scenario_point, young_s / 8.0);
+    let (at_young, at_eighth) = (runner::Prepared::new(scenario_point), runner::Prepared::new(&eighth_point));
+    let (fast_young, slow_young, fast_eighth, slow_eighth) =
+        (fast(&at_young), per_segment(job, young_s), fast(&at_eighth), per_segment(job, young_s / 8.0));
 
     // The block of replications every engine variant plays in a round.
     let probe = CALIBRATION_ROUND << 32;
@@ -305,7 +306,8 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     // The same point with a job LONG_JOB_FACTOR times longer, for the marginal cost.
     let mut long_point = scenario_point.clone();
     long_point.job.work_s *= LONG_JOB_FACTOR;
-    let fast_long = fast(&long_point, young_s);
+    let long_prepared = runner::Prepared::new(&long_point);
+    let fast_long = fast(&long_prepared);
     let block_of = move |round: u64| round * block..(round + 1) * block;
 
     // Sanity, untimed, on every replication measured: the two paths agree, and the loop is

@@ -63,46 +63,105 @@ pub fn stream_rng(seed: u64, rep: u64, tag: u64) -> Pcg64Mcg {
     Pcg64Mcg::seed_from_u64(stream_seed(seed, rep, tag))
 }
 
-/// [`engine::play_periodic`] of replication `rep` of `point` (chunks `layout`) on the
-/// failures of [`Failures::stream`](crate::failure::Failures::stream). A Poisson stream is
-/// built as an [`ExponentialStream`] directly, without the [`Stream`](crate::failure::Stream)
-/// enum; the failure times are the same. (Measured by `cargo bench --bench engine`: building
-/// and drawing a stream this way is about 13% faster, its `draws alone` variant; the whole
-/// fast path moved within the noise.)
-pub fn play_periodic(
-    point: &Point,
-    layout: &crate::policy::ChunkLayout,
-    seed: u64,
-    rep: u64,
-) -> std::result::Result<engine::Record, engine::EngineError> {
-    play_periodic_by_cause(point, layout, seed, rep, &mut ())
+/// A sweep point's replications, with what they all share worked out once: the chunk layout
+/// and, for Poisson failures, the stream's MTBF. Each costs divisions (W/T; 1/Σ(nᵢ/μᵢ) for a
+/// platform of exponential nodes) that were otherwise paid in every replication, the MTBF's on
+/// the way to its first failure time (measured by `cargo bench --bench engine`). The records
+/// are those of [`replicate`], bit for bit.
+#[derive(Debug, Clone)]
+pub struct Prepared<'p> {
+    point: &'p Point,
+    layout: crate::policy::ChunkLayout,
+    /// The MTBF (s) of the Poisson stream the runner builds itself, without the
+    /// [`Stream`](crate::failure::Stream) enum ([`Failures::exponential_stream_mtbf_s`](
+    /// crate::failure::Failures::exponential_stream_mtbf_s)); `None` where the model's own
+    /// stream is played.
+    poisson_mtbf_s: Option<f64>,
 }
 
-/// [`play_periodic`], charging the failures and their cost to their causes in `ledger`.
-fn play_periodic_by_cause<L: CauseLedger>(
-    point: &Point,
-    layout: &crate::policy::ChunkLayout,
-    seed: u64,
-    rep: u64,
-    ledger: &mut L,
-) -> std::result::Result<engine::Record, engine::EngineError> {
-    let (job, limits) = (&point.job, Limits::default());
-    match point.failures.exponential_stream_mtbf_s() {
-        Some(mtbf_s) => {
-            let mut stream = ExponentialStream::new(mtbf_s, stream_rng(seed, rep, FAILURE_STREAM));
-            engine::play_periodic_by_cause(job, layout, &mut stream, limits, ledger)
+impl<'p> Prepared<'p> {
+    /// The replications of `point`, at its interval.
+    pub fn new(point: &'p Point) -> Self {
+        Prepared {
+            point,
+            layout: crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s),
+            poisson_mtbf_s: point.failures.exponential_stream_mtbf_s(),
         }
-        None => {
-            let mut stream = point.failures.stream(seed, rep, job.downtime_s);
-            engine::play_periodic_on(job, layout, &mut stream, limits, ledger)
+    }
+
+    /// The point.
+    pub fn point(&self) -> &'p Point {
+        self.point
+    }
+
+    /// Its chunks.
+    pub fn layout(&self) -> &crate::policy::ChunkLayout {
+        &self.layout
+    }
+
+    /// [`engine::play_periodic`] of replication `rep` on the failures of
+    /// [`Failures::stream`](crate::failure::Failures::stream). A Poisson stream is built as an
+    /// [`ExponentialStream`] directly, without the [`Stream`](crate::failure::Stream) enum; the
+    /// failure times are the same. (Measured by `cargo bench --bench engine`: building and
+    /// drawing a stream this way is about 13% faster, its `draws alone` variant.)
+    pub fn play_periodic(&self, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
+        self.play_periodic_by_cause(seed, rep, &mut ())
+    }
+
+    /// [`Self::play_periodic`], charging the failures and their cost to their causes in
+    /// `ledger`.
+    fn play_periodic_by_cause<L: CauseLedger>(
+        &self,
+        seed: u64,
+        rep: u64,
+        ledger: &mut L,
+    ) -> std::result::Result<engine::Record, engine::EngineError> {
+        let (job, layout, limits) = (&self.point.job, &self.layout, Limits::default());
+        match self.poisson_mtbf_s {
+            Some(mtbf_s) => {
+                let mut stream = ExponentialStream::new(mtbf_s, stream_rng(seed, rep, FAILURE_STREAM));
+                engine::play_periodic_by_cause(job, layout, &mut stream, limits, ledger)
+            }
+            None => {
+                let mut stream = self.point.failures.stream(seed, rep, job.downtime_s);
+                engine::play_periodic_on(job, layout, &mut stream, limits, ledger)
+            }
         }
+    }
+
+    /// Plays replication `rep`; [`engine::EngineError::OutOfRange`] when its wall time or
+    /// overhead cannot be summarised.
+    pub fn replicate(&self, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
+        self.replicate_by_cause(seed, rep, &mut ())
+    }
+
+    /// [`Self::replicate`], charging the failures and their cost to their causes in `ledger`
+    /// ([`engine::ByCause`] splits them).
+    pub fn replicate_by_cause<L: CauseLedger>(
+        &self,
+        seed: u64,
+        rep: u64,
+        ledger: &mut L,
+    ) -> std::result::Result<engine::Record, engine::EngineError> {
+        summarisable(self.point, self.play_periodic_by_cause(seed, rep, ledger)?)
+    }
+
+    /// [`Self::replicate_by_cause`] on a replay of the replication's stream (the same
+    /// failures, drawn once for every point that shares them).
+    fn replicate_on<L: CauseLedger>(
+        &self,
+        replay: &mut Replay<'_, '_>,
+        ledger: &mut L,
+    ) -> std::result::Result<engine::Record, engine::EngineError> {
+        let record = engine::play_periodic_by_cause(&self.point.job, &self.layout, replay, Limits::default(), ledger)?;
+        summarisable(self.point, record)
     }
 }
 
 /// Plays replication `rep` of `point`; [`engine::EngineError::OutOfRange`] when its wall time
-/// or overhead cannot be summarised.
+/// or overhead cannot be summarised. (A run prepares each point once: [`Prepared`].)
 pub fn replicate(point: &Point, seed: u64, rep: u64) -> std::result::Result<engine::Record, engine::EngineError> {
-    replicate_by_cause(point, seed, rep, &mut ())
+    Prepared::new(point).replicate(seed, rep)
 }
 
 /// [`replicate`], charging the failures and their cost to their causes in `ledger`
@@ -113,19 +172,7 @@ pub fn replicate_by_cause<L: CauseLedger>(
     rep: u64,
     ledger: &mut L,
 ) -> std::result::Result<engine::Record, engine::EngineError> {
-    let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    summarisable(point, play_periodic_by_cause(point, &layout, seed, rep, ledger)?)
-}
-
-/// [`replicate_by_cause`] on a replay of the replication's stream (the same failures, drawn
-/// once for every point that shares them).
-fn replicate_on<L: CauseLedger>(
-    point: &Point,
-    replay: &mut Replay<'_, '_>,
-    ledger: &mut L,
-) -> std::result::Result<engine::Record, engine::EngineError> {
-    let layout = crate::policy::ChunkLayout::new(point.job.work_s, point.interval_s);
-    summarisable(point, engine::play_periodic_by_cause(&point.job, &layout, replay, Limits::default(), ledger)?)
+    Prepared::new(point).replicate_by_cause(seed, rep, ledger)
 }
 
 /// `record`, or [`engine::EngineError::OutOfRange`] where its wall time or overhead cannot
@@ -264,6 +311,7 @@ pub fn run_shard_range(
     let points = &scenario.points;
     points.iter().try_for_each(refuse_hopeless)?;
     let shared = SharedStreams::of(points);
+    let prepared: Vec<Prepared<'_>> = points.iter().map(Prepared::new).collect();
     let baseline = scenario.run.baseline.point();
     let causes = scenario.causes();
     let len = local.end.saturating_sub(local.start);
@@ -293,21 +341,21 @@ pub fn run_shard_range(
                 if j > start {
                     tapes.iter_mut().for_each(|t| t.rewind_to(rep));
                 }
-                for (p, point) in points.iter().enumerate() {
+                for (p, (point, prepared)) in points.iter().zip(&prepared).enumerate() {
                     let engine_error = |source| Error::Engine { point: p, source };
                     // Split by cause only where the run has several: the engine's loop without
                     // a ledger is the fast one.
                     let record = if causes.is_empty() {
                         let record = match shared.group[p] {
-                            Some(g) => replicate_on(point, &mut tapes[g].replay(), &mut ()),
-                            None => replicate(point, seed, rep),
+                            Some(g) => prepared.replicate_on(&mut tapes[g].replay(), &mut ()),
+                            None => prepared.replicate(seed, rep),
                         };
                         record.map_err(engine_error)?
                     } else {
                         let mut by_cause = engine::ByCause::default();
                         let record = match shared.group[p] {
-                            Some(g) => replicate_on(point, &mut tapes[g].replay(), &mut by_cause),
-                            None => replicate_by_cause(point, seed, rep, &mut by_cause),
+                            Some(g) => prepared.replicate_on(&mut tapes[g].replay(), &mut by_cause),
+                            None => prepared.replicate_by_cause(seed, rep, &mut by_cause),
                         };
                         let record = record.map_err(engine_error)?;
                         sums[p].add_causes(&causes, point.job.work_s, &by_cause);

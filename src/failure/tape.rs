@@ -7,7 +7,7 @@
 //! by cohorts, a trace or a correlated stream is drawn once per replication instead of once per
 //! point.
 
-use super::{Failure, FailureStream, Failures, Stream};
+use super::{ExponentialStream, Failure, FailureStream, Failures, Stream};
 
 /// The failures of one replication's stream recorded so far, with the stream that draws more
 /// on demand.
@@ -19,6 +19,9 @@ pub struct Tape<'a> {
     seed: u64,
     rep: u64,
     downtime_s: f64,
+    /// [`Failures::exponential_stream_mtbf_s`], worked out once rather than at every
+    /// replication (for a platform of exponential nodes it costs two divisions).
+    poisson_mtbf_s: Option<f64>,
     /// The stream being recorded, and how many failures it has given.
     source: Stream,
     drawn: usize,
@@ -36,8 +39,34 @@ impl<'a> Tape<'a> {
     /// An empty tape of the stream of `failures` for replication `rep` under master seed
     /// `seed`, with repairs of `downtime_s` (s) (see [`Failures::stream`]).
     pub fn new(failures: &'a Failures, seed: u64, rep: u64, downtime_s: f64) -> Self {
-        let source = failures.stream(seed, rep, downtime_s);
-        Tape { failures, seed, rep, downtime_s, source, drawn: 0, seen: Vec::new(), limit: Self::MAX_RECORDED }
+        let poisson_mtbf_s = failures.exponential_stream_mtbf_s();
+        let source = Self::stream(failures, poisson_mtbf_s, seed, rep, downtime_s);
+        Tape {
+            failures,
+            seed,
+            rep,
+            downtime_s,
+            poisson_mtbf_s,
+            source,
+            drawn: 0,
+            seen: Vec::new(),
+            limit: Self::MAX_RECORDED,
+        }
+    }
+
+    /// [`Failures::stream`] of replication `rep`, a Poisson stream (`poisson_mtbf_s`, what
+    /// [`Failures::exponential_stream_mtbf_s`] gives) built directly: the same failures.
+    fn stream(failures: &Failures, poisson_mtbf_s: Option<f64>, seed: u64, rep: u64, downtime_s: f64) -> Stream {
+        use crate::runner::{FAILURE_STREAM, stream_rng};
+        match poisson_mtbf_s {
+            Some(mtbf_s) => Stream::Exponential(ExponentialStream::new(mtbf_s, stream_rng(seed, rep, FAILURE_STREAM))),
+            None => failures.stream(seed, rep, downtime_s),
+        }
+    }
+
+    /// This tape's stream, from its start.
+    fn source_stream(&self) -> Stream {
+        Self::stream(self.failures, self.poisson_mtbf_s, self.seed, self.rep, self.downtime_s)
     }
 
     /// Empties the tape and turns it to replication `rep` of the same stream, keeping its
@@ -46,7 +75,7 @@ impl<'a> Tape<'a> {
         self.seen.clear();
         self.rep = rep;
         self.drawn = 0;
-        self.source = self.failures.stream(self.seed, rep, self.downtime_s);
+        self.source = self.source_stream();
     }
 
     /// The tape recording at most `max_recorded` failures (at most [`Tape::MAX_RECORDED`]):
@@ -118,7 +147,7 @@ impl Replay<'_, '_> {
         // An earlier replay drew the source past the recording: rebuild the stream and skip
         // what this replay has had (the stream is a function of its model, seed and
         // replication, so the failures are the same).
-        let mut own = tape.failures.stream(tape.seed, tape.rep, tape.downtime_s);
+        let mut own = tape.source_stream();
         for _ in 0..self.next - 1 {
             own.next_failure();
         }

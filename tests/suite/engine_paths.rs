@@ -168,8 +168,8 @@ fn failure_exactly_at_a_boundary_is_treated_alike() {
 }
 
 /// The runner builds a Poisson stream itself, without the `Stream` enum
-/// (`runner::play_periodic`): it must be exactly the stream `Failures::stream` gives, and give
-/// the same records. Checked on every kind of model the example scenarios hold, including a
+/// (`runner::Prepared::play_periodic`), and each tape of shared streams does too: it must be
+/// exactly the stream `Failures::stream` gives, and give the same records. Checked on every kind of model the example scenarios hold, including a
 /// platform of exponential nodes (Poisson by superposition) and models that are not Poisson.
 #[test]
 fn the_runner_s_own_poisson_stream_is_the_models_stream() {
@@ -233,7 +233,7 @@ interval = "young"
                 }
                 let expected = engine::play_periodic_on(&point.job, &layout, &mut stream, Limits::default(), &mut ());
                 assert_eq!(
-                    runner::play_periodic(point, &layout, sc.run.seed, rep),
+                    runner::Prepared::new(point).play_periodic(sc.run.seed, rep),
                     expected,
                     "{}: point {}",
                     sc.name,
