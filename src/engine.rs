@@ -428,15 +428,15 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
     let mut t = 0.0_f64;
     let mut committed = 0_i64;
     let mut completed = false;
+    let ends_on_failure = job.on_failure == OnFailure::EndJob;
     loop {
         let full_left = full_chunks - committed;
-        // Without full chunks the period may be infinite (no checkpoint before the end).
-        let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
+        // The period that f falls in, counted from t: (f − t)/P ≥ 0, so the cast truncates
+        // like floor (and saturates, never wraps: no more failures is f = ∞).
+        let j = ((f - t) / period_s) as i64;
         let lost_s;
-        if f < last_start_s {
+        if j < full_left {
             // The failure falls in one of the full chunks still to run.
-            // (f − t)/P ≥ 0, so the cast truncates like floor (and saturates, never wraps).
-            let j = (((f - t) / period_s) as i64).min(full_left - 1);
             let offset_s = f - t - j as f64 * period_s;
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
@@ -453,6 +453,8 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
             committed += j;
             lost_s = offset_s;
         } else {
+            // Without full chunks the period may be infinite (no checkpoint before the end).
+            let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
             let compute_end_s = last_start_s + last_s;
             let end_s = compute_end_s + last_write_s;
             if f >= end_s {
@@ -474,7 +476,9 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
                 rec.failures_during_checkpoint += 1;
             }
             committed += full_left;
-            lost_s = f - last_start_s;
+            // At most a rounding error below 0, where f is the instant the last full
+            // chunk's write ends.
+            lost_s = (f - last_start_s).max(0.0);
         }
         // The failure at f strikes the job.
         rec.failures += 1;
@@ -516,16 +520,18 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
             restart_at_s = f + downtime_s;
             done_s = restart_at_s + restart_s;
         }
-        rec.restarts += 1;
         rec.recovery_s += done_s - struck_s;
         t = done_s;
-        if job.on_failure == OnFailure::EndJob {
+        if ends_on_failure {
             break;
         }
     }
     // Every committed chunk wrote a checkpoint; the last one too when the job completed
     // with its final write.
     rec.checkpoints = committed as u64;
+    // Every failure struck computing or writing ended in one completed restart; the others
+    // struck restarts. (Counted here, not in the loop: one counter fewer to keep there.)
+    rec.restarts = rec.failures - rec.failed_restarts;
     if completed {
         debug_assert_eq!(committed as u64 + 1, layout.count);
         if job.final_checkpoint == FinalCheckpoint::Written {

@@ -359,18 +359,35 @@ impl ExponentialStream {
     #[inline(never)]
     fn refill(&mut self) -> f64 {
         let start = Self::AHEAD - self.batch;
-        self.batch = Self::AHEAD;
         // Gaps first, then their running sum: the generator and the sum then stay in
         // registers (the draw's rare slow branch calls libm, which would spill a sum kept
         // across it); the times are the same as those of one loop.
         let mut rng = self.rng.clone();
-        let ahead = &mut self.ahead_s[start..];
-        for slot in ahead.iter_mut() {
-            *slot = Exp1.sample(&mut rng);
+        if start == 0 {
+            // A whole batch, written out: with no loop index or slice pointer to keep across
+            // the slow branch's call, the fast branch of each draw keeps everything in
+            // registers (measured: about a quarter fewer instructions per draw). Array
+            // elements are evaluated in order, so the gaps are those of one loop.
+            let gaps: [f64; Self::AHEAD] = [
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+                Exp1.sample(&mut rng),
+            ];
+            self.ahead_s = gaps;
+        } else {
+            self.batch = Self::AHEAD;
+            for slot in self.ahead_s[start..].iter_mut() {
+                *slot = Exp1.sample(&mut rng);
+            }
         }
         self.rng = rng;
         let mut now_s = self.now_s;
-        for slot in ahead.iter_mut() {
+        for slot in self.ahead_s[start..].iter_mut() {
             now_s += *slot * self.mtbf_s;
             *slot = now_s;
         }
