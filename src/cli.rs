@@ -709,12 +709,22 @@ fn write_outputs(
                 sc.name
             );
         }
+        if rep.has_causes() && !plots.iter().any(|(suffix, _)| *suffix == "causes") {
+            eprintln!(
+                "note: {}: no overhead-by-cause plot: {} points, more than the {} bars it draws (the causes CSV has \
+                 them all)",
+                sc.name,
+                sc.points.len(),
+                report::MAX_CAUSE_BARS
+            );
+        }
         for (suffix, svg) in plots {
             let path = out.join(format!("{}-{suffix}.svg", sc.name));
             report::write_atomic(&path, svg.as_bytes())?;
             written.push(path);
         }
     }
+    remove_stale_outputs(&result_paths(out, sc, plot), &written)?;
     let shown = match format {
         Format::Table => rep.table(),
         Format::Csv => csv,
@@ -724,6 +734,21 @@ fn write_outputs(
     stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
     if format == Format::Table {
         writeln!(stdout, "{}", wrote_line(&written)).context("writing to stdout")?;
+    }
+    Ok(())
+}
+
+/// Removes the files of `paths` (what a run of the scenario may write) that this run did not
+/// write (`written`) but an earlier one left: a `-causes.csv` of failures that came from several
+/// causes beside results where they no longer do, or a plot this run has no data for, would
+/// otherwise read as part of these results. Says so on stderr.
+fn remove_stale_outputs(paths: &[PathBuf], written: &[PathBuf]) -> anyhow::Result<()> {
+    for path in paths.iter().filter(|p| !written.contains(p)) {
+        match std::fs::remove_file(path) {
+            Ok(()) => eprintln!("note: removed {} (left by an earlier run; this run has none)", path.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(Error::Io { path: path.clone(), source }.into()),
+        }
     }
     Ok(())
 }

@@ -190,23 +190,27 @@ pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option
 }
 
 /// `x` to two significant digits, as a warning gives an estimate: `42`, `2600`, `1.3`,
-/// `0.23`; from 10⁵ on in scientific notation, `1.3e6`.
+/// `0.23`; from 10⁵ on in scientific notation, `1.3e6`. Rounded first, then written: `0.996`
+/// is `1.0`, `99 999` is `1.0e5`.
 pub fn about(x: f64) -> String {
     if !x.is_finite() {
         return if x > 0.0 { "more than 1e308".to_string() } else { format!("{x}") };
     }
-    if x.abs() >= 1e5 {
-        return format!("{x:.1e}");
-    }
     if x == 0.0 {
         return "0".to_string();
     }
-    let magnitude = x.abs().log10().floor() as i32;
-    if magnitude >= 1 {
-        let unit = 10f64.powi(magnitude - 1);
-        format!("{:.0}", (x / unit).round() * unit)
+    let mut magnitude = x.abs().log10().floor() as i32;
+    let rounded = (x / 10f64.powi(magnitude - 1)).round() * 10f64.powi(magnitude - 1);
+    // Rounding up may reach the next power of ten (9.96 → 10).
+    if rounded.abs() >= 10f64.powi(magnitude + 1) {
+        magnitude += 1;
+    }
+    if rounded.abs() >= 1e5 {
+        format!("{rounded:.1e}")
+    } else if magnitude >= 1 {
+        format!("{rounded:.0}")
     } else {
-        format!("{x:.*}", (1 - magnitude) as usize)
+        format!("{rounded:.*}", (1 - magnitude) as usize)
     }
 }
 
@@ -220,7 +224,10 @@ mod tests {
         assert_eq!(about(2649.0), "2600");
         assert_eq!(about(1.3218), "1.3");
         assert_eq!(about(0.2272), "0.23");
-        assert_eq!(about(99_999.0), "100000");
+        assert_eq!(about(99_999.0), "1.0e5");
+        assert_eq!(about(0.996), "1.0");
+        assert_eq!(about(9.96), "10");
+        assert_eq!(about(0.0996), "0.10");
         assert_eq!(about(1.26e6), "1.3e6");
         assert_eq!(about(2.6e9), "2.6e9");
         assert_eq!(about(f64::INFINITY), "more than 1e308");

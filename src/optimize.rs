@@ -583,7 +583,7 @@ fn optimize_keeping(
         Some(b) if b.feasible() => (b, formula_candidates, reps..2 * reps),
         _ => (best, evaluator.all(&at[1..])?, 0..reps),
     };
-    // Three formulas, or a fallback, leave the plan's last steps unused.
+    // Fewer than MAX_FORMULAS formulas, or a fallback, leave the plan's last steps unused.
     progress(1.0);
     let mut formulas = vec![];
     for (&(name, t), c) in named.iter().zip(formula_candidates) {

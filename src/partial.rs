@@ -153,7 +153,11 @@ pub fn read(path: &Path) -> Result<Partial> {
     }
     let fv = v.get("format_version").and_then(Value::as_u64);
     if fv != Some(FORMAT_VERSION) {
-        return Err(bad(path, format!("partial format version {fv:?}: this build reads version {FORMAT_VERSION}")));
+        let fv = match fv {
+            Some(v) => format!("version {v}"),
+            None => "version missing or not an integer".to_string(),
+        };
+        return Err(bad(path, format!("partial format {fv}: this build reads version {FORMAT_VERSION}")));
     }
     let field = |k: &str| v.get(k).ok_or_else(|| bad(path, format!("the partial summary lacks `{k}`")));
     let version = field("version")?.as_str().unwrap_or_default().to_string();

@@ -63,6 +63,25 @@ pub fn poisson_overhead(point: &Point) -> f64 {
     }
 }
 
+/// Whether the parts of `point`'s overhead by cause (the writes, then each cause's lost time
+/// and recovery, over the work) add up to its overhead: where the job restarts until its work
+/// is done. A job that ends at its first failure (`on_failure = "end-job"`) leaves work
+/// undone, and its overhead (wall time / work − 1) counts that too: it is below 0.
+fn parts_add_up(point: &Point) -> bool {
+    point.job.on_failure == OnFailure::Restart
+}
+
+/// What the overhead-by-cause table's note says where some point ends the job at its first
+/// failure ([`parts_add_up`]).
+const END_JOB_PARTS: &str = "; where the job restarts until its work is done the parts add up to the overhead. \
+     Where it ends at its first failure (on_failure = end-job) the overhead also counts the work left undone \
+     (it is below 0): the parts are the cost of the failures before the end, with no share of the overhead \
+     (share_of_overhead empty).";
+
+/// The most points the overhead-by-cause plot draws, one bar each (30 px high: 200 bars make
+/// a plot of about 6,000 px); a larger sweep has its split in the CSV and tables only.
+pub const MAX_CAUSE_BARS: usize = 200;
+
 /// The name of the first part of the overhead by cause: the time spent writing checkpoints
 /// (not a failure's cost).
 pub const WRITES: &str = "writes";
@@ -197,7 +216,9 @@ impl<'a> Report<'a> {
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         if let Some(rows) = self.cause_rows(&intervals, &interval_unit, true) {
-            out.push_str("\nOverhead by cause: each part's share of the overhead (time / work), mean ± 95% CI (failures per replication).\n\n");
+            out.push_str("\nOverhead by cause: each part's share of the overhead (time / work), mean ± 95% CI (failures per replication)");
+            out.push_str(if self.some_end_on_failure() { END_JOB_PARTS } else { "." });
+            out.push_str("\n\n");
             out.push_str(&format!(
                 "| {} |\n|{}|\n",
                 rows[0].join(" | "),
@@ -292,7 +313,7 @@ impl<'a> Report<'a> {
                 ));
             }
         }
-        if self.has_causes() {
+        if self.has_causes() && self.scenario.points.len() <= MAX_CAUSE_BARS {
             out.push(("causes", self.causes_svg()?));
         }
         let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
@@ -427,6 +448,7 @@ impl<'a> Report<'a> {
         let n = s.replications() as f64;
         let work_s = point.job.work_s;
         let total = s.overhead.estimate().mean;
+        let adds_up = parts_add_up(point);
         let part = |cause: &str,
                     failures: Value,
                     lost: Value,
@@ -443,7 +465,7 @@ impl<'a> Report<'a> {
             m.insert("overhead_mean".into(), finite_or_null(mean));
             m.insert("overhead_ci_low".into(), ci.map_or(Value::Null, |c| finite_or_null(c.0)));
             m.insert("overhead_ci_high".into(), ci.map_or(Value::Null, |c| finite_or_null(c.1)));
-            m.insert("share_of_overhead".into(), finite_or_null(mean / total));
+            m.insert("share_of_overhead".into(), if adds_up { finite_or_null(mean / total) } else { Value::Null });
             m.insert("model_overhead".into(), model.map_or(Value::Null, finite_or_null));
             m.insert("model_z".into(), z.map_or(Value::Null, finite_or_null));
             m
@@ -515,7 +537,8 @@ impl<'a> Report<'a> {
                     .map(|m| m["overhead_mean"].as_f64().unwrap_or(0.0).max(0.0))
                     .collect();
                 let o = s.overhead.estimate();
-                let ci = Some((o.ci_low(), o.ci_high())).filter(|c| c.0.is_finite() && c.1.is_finite());
+                let ci =
+                    Some((o.ci_low(), o.ci_high())).filter(|c| c.0.is_finite() && c.1.is_finite() && parts_add_up(p));
                 plot::Bar { label, parts, total_ci: ci }
             })
             .collect();
@@ -558,12 +581,20 @@ impl<'a> Report<'a> {
         Some(rows)
     }
 
+    /// Whether some point of the run ends the job at its first failure, where the parts do not
+    /// add up to the overhead ([`parts_add_up`]).
+    fn some_end_on_failure(&self) -> bool {
+        self.scenario.points.iter().any(|p| !parts_add_up(p))
+    }
+
     /// The footer of the overhead-by-cause table.
     fn causes_footer(&self) -> String {
-        "  by cause: each part's share of the overhead (time / work): checkpoint writes, then each cause's lost \
-         time and recovery, mean ± 95% CI (failures per replication); the parts add up to the overhead. \
-         `<name>-causes.csv` has the closed form of each part where one applies.\n"
-            .into()
+        let adds_up = if self.some_end_on_failure() { END_JOB_PARTS } else { "; the parts add up to the overhead." };
+        format!(
+            "  by cause: each part's share of the overhead (time / work): checkpoint writes, then each cause's lost \
+             time and recovery, mean ± 95% CI (failures per replication){adds_up} `<name>-causes.csv` has the \
+             closed form of each part where one applies.\n"
+        )
     }
 
     /// The terminal table of a run, in the spirit of hyperfine's summary.
@@ -694,12 +725,16 @@ fn z_footer(n: u64) -> String {
 }
 
 /// The interval rule as the outputs name it: `young`, and `young (clusters)` where the rule
-/// counts burst clusters (`policy.rate = "clusters"`; fixed intervals and `none` use no rate).
+/// counts burst clusters (`policy.rate = "clusters"`) and the failures do burst (without
+/// bursts every failure starts a cluster: the two rates are one; fixed intervals and `none`
+/// use no rate).
 fn rule_name(point: &Point) -> String {
     use crate::scenario::{IntervalRule, RateBasis};
+    let bursts = point.failures.burst.as_ref().is_some_and(|b| b.branching > 0.0);
     match (point.rule, point.rate) {
         (IntervalRule::Fixed(_) | IntervalRule::None, _) | (_, RateBasis::Failures) => point.rule.name(),
-        (rule, RateBasis::Clusters) => format!("{} (clusters)", rule.name()),
+        (rule, RateBasis::Clusters) if bursts => format!("{} (clusters)", rule.name()),
+        (rule, RateBasis::Clusters) => rule.name(),
     }
 }
 

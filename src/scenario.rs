@@ -1231,8 +1231,9 @@ fn deserialize(table: &toml::Table) -> std::result::Result<RawScenario, toml::de
     })
 }
 
-/// The fields a `Deserialize` struct asks for, by name: what serde's derive passes to
-/// `deserialize_struct`, caught by a deserializer that only records them.
+/// The fields a `Deserialize` struct asks for, or the names a `Deserialize` enum accepts:
+/// what serde's derive passes to `deserialize_struct` or `deserialize_enum`, caught by a
+/// deserializer that only records them.
 fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     struct Catch<'a>(&'a std::cell::Cell<&'static [&'static str]>);
     impl<'de> serde::Deserializer<'de> for Catch<'_> {
@@ -1249,9 +1250,18 @@ fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
             self.0.set(fields);
             Err(serde::de::Error::custom("only the field names are wanted"))
         }
+        fn deserialize_enum<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            variants: &'static [&'static str],
+            _: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            self.0.set(variants);
+            Err(serde::de::Error::custom("only the variant names are wanted"))
+        }
         serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+            unit_struct newtype_struct seq tuple tuple_struct map identifier ignored_any
         }
     }
     let fields = std::cell::Cell::new(&[][..]);
@@ -1401,7 +1411,43 @@ pub(crate) fn other_command(
 }
 
 pub(crate) fn scenario_error(origin: Origin, key: &str, message: &str) -> Error {
-    Error::Scenario { origin, key: Some(key.to_string()), message: plain(message) }
+    Error::Scenario { origin, key: Some(key.to_string()), message: with_names(Some(key), &plain(message)) }
+}
+
+/// The names a key of a scenario accepts, where its value is one of a few names: by the
+/// key's last part (`policy.rate`, `failures.rack.law`), which means the same in every table
+/// it appears in.
+fn names_of(key: &str) -> Option<&'static [&'static str]> {
+    Some(match key.rsplit('.').next()? {
+        "on_failure" => field_names::<OnFailureName>(),
+        "placement" => field_names::<PlacementName>(),
+        "law" => field_names::<LawName>(),
+        "start" => field_names::<StartName>(),
+        "renewal" => field_names::<RenewalName>(),
+        "sampler" => field_names::<SamplerName>(),
+        "end" => field_names::<TraceEndName>(),
+        "malformed" => field_names::<MalformedName>(),
+        "rate" => field_names::<RateBasis>(),
+        _ => return None,
+    })
+}
+
+/// `message` in the user's words where a key that takes one of a few names ([`names_of`])
+/// was given another type of value: TOML's "wanted string or table" (in a file) and serde's
+/// "invalid type: …, expected string only" (from `--set`) name neither the type wanted nor
+/// the names. Other messages are unchanged.
+fn with_names(key: Option<&str>, message: &str) -> String {
+    let wrong_type = message == "wanted string or table"
+        || (message.starts_with("invalid type:") && message.ends_with("expected string only"));
+    match key.and_then(names_of).filter(|names| wrong_type && !names.is_empty()) {
+        Some(names) => {
+            let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+            let (last, rest) = quoted.split_last().expect("not empty");
+            let listed = if rest.is_empty() { last.clone() } else { format!("{} or {last}", rest.join(", ")) };
+            format!("wanted a name: accepted is {listed}")
+        }
+        None => message.to_string(),
+    }
 }
 
 /// A deserializer's message in the user's words: Rust type names become what a scenario
@@ -2445,11 +2491,13 @@ impl SpanMap {
                 .or_else(|| self.keys.iter().find(|(_, k)| k.start <= s.start && s.end <= k.end))
                 .map(|(p, _)| dotted(p))
         });
-        Error::Scenario { origin: self.origin_at(span), key, message: plain(message) }
+        let message = with_names(key.as_deref(), &plain(message));
+        Error::Scenario { origin: self.origin_at(span), key, message }
     }
 
     pub(crate) fn key_error(&self, at: &[&str], key: &str, message: &str) -> Error {
-        Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message: plain(message) }
+        let message = with_names(Some(key), &plain(message));
+        Error::Scenario { origin: self.origin(at), key: Some(key.to_string()), message }
     }
 }
 

@@ -385,6 +385,11 @@ fn set_counters(r: &mut crate::engine::Record, c: [u64; 6]) {
 /// double nearest the decimal (multiplying by 1e-3 gave 238288.89500000002).
 const HISTOGRAM_TICKS_PER_S: f64 = 1000.0;
 
+/// How far (relative) the causes' summed lost or recovery times may be from the totals in a
+/// partial summary: each replication sums its times per cause and in all, in its own order,
+/// so the two differ by rounding (a few ulp of a replication's times), never by more.
+const CAUSE_PARTS_RTOL: f64 = 1e-9;
+
 /// One cause's failures and their cost over a sweep point's replications (the split of
 /// [`crate::engine::ByCause`]): exactly mergeable.
 #[derive(Debug, Clone)]
@@ -678,6 +683,35 @@ impl Summary {
             }
         }
         if !self.causes.is_empty() {
+            // The causes' lost and recovery times add up to the totals, up to the rounding of
+            // each replication's sums (per cause there, whole here).
+            let parts = [
+                ("lost_s", self.lost_s.value(), self.causes.iter().map(|c| c.lost_s.value()).collect::<Vec<_>>()),
+                (
+                    "recovery_s",
+                    self.recovery_s.value(),
+                    self.causes.iter().map(|c| c.recovery_s.value()).collect::<Vec<_>>(),
+                ),
+            ];
+            for (key, total, by_cause) in parts {
+                if let Some(i) = by_cause.iter().position(|v| v.is_nan() || *v < 0.0) {
+                    return Err(FieldError {
+                        key: format!("causes[{i}].{key}"),
+                        message: format!("is {}: accepted is a time ≥ 0 s", by_cause[i]),
+                    });
+                }
+                let sum: f64 = by_cause.iter().sum();
+                let close = (sum - total).abs() <= CAUSE_PARTS_RTOL * total;
+                if !close {
+                    return Err(FieldError {
+                        key: format!("causes[].{key}"),
+                        message: format!(
+                            "the causes' times add up to {sum} s, but `{key}` is {total} s: accepted is that total \
+                             (to a relative {CAUSE_PARTS_RTOL:e})"
+                        ),
+                    });
+                }
+            }
             let by_cause = self.causes.iter().try_fold(0_u64, |a, c| a.checked_add(c.failures));
             if by_cause != Some(c[0]) {
                 return Err(FieldError {

@@ -414,6 +414,27 @@ fn unknown_renewal_start_or_sampler() {
     rejects(&failures("mtbf = \"3 h\"\nsampler = \"fast\""), &[], &["bad.toml:12:11", "failures.sampler", "per-node"]);
 }
 
+/// A key that takes one of a few names, given a number, a boolean or a list (in the file,
+/// by `--set` and in a sweep): the error names the names, not TOML's "string or table".
+#[test]
+fn a_name_key_given_another_type_lists_its_names() {
+    let rate = with("factor = 1.0", "factor = 1.0\nrate = 3");
+    rejects(&rate, &[], &["bad.toml:17:8", "policy.rate", "wanted a name", "\"failures\" or \"clusters\""]);
+    rejects(GOOD, &["--set", "policy.rate=3"], &["--set policy.rate=3", "policy.rate", "\"failures\" or \"clusters\""]);
+    rejects(
+        GOOD,
+        &["--set", "job.placement=true"],
+        &["job.placement", "wanted a name", "\"packed\", \"spread\" or \"random\""],
+    );
+    rejects(
+        &with("law = \"exponential\"", "law = 1"),
+        &[],
+        &["bad.toml:11:7", "failures.law", "\"exponential\", \"weibull\", \"lognormal\", \"gamma\" or \"empirical\""],
+    );
+    let swept = format!("{GOOD}\n[sweep]\n\"job.on_failure\" = [\"restart\", 2]\n");
+    rejects(&swept, &[], &["job.on_failure", "wanted a name", "\"restart\" or \"end-job\""]);
+}
+
 const TOPOLOGY: &str = "\n[topology]\nracks = 4\nnodes_per_rack = 8\n";
 
 #[test]

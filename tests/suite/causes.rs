@@ -6,6 +6,7 @@
 use super::{ckptsim, inline, simulate};
 use ckptsim::failure::Cause;
 use ckptsim::report;
+use serde_json::json;
 use std::fs;
 use std::path::Path;
 
@@ -136,8 +137,10 @@ fn each_cause_costs_its_rate_share_of_the_failures() {
     }
 }
 
-/// Counting every failure as the nodes' (the split ignored) is rejected by the same test: the
-/// rack events' share then sits far outside its interval.
+/// The power of the test above: a split that charged every failure to the nodes (the causes
+/// ignored) would put the nodes' share more than [`Z_MAX`] SE above its exact value at every
+/// point, so the test would reject it. (The sum of the causes' shares does not depend on how
+/// failures are labelled: this checks the test, not the engine.)
 #[test]
 fn the_split_is_not_the_node_count_alone() {
     let sc = inline(ALL_LEVELS);
@@ -210,6 +213,92 @@ fn the_causes_file_is_written_where_failures_have_several_causes() {
     assert!(!json.contains("\"causes\""));
 }
 
+/// Where the job ends at its first failure its overhead counts the work left undone (below 0),
+/// so the parts cannot add up to it: the causes file leaves their shares empty, the note says
+/// why, and a point that restarts in the same run keeps its shares (adding up to 1).
+#[test]
+fn parts_of_an_end_job_point_have_no_share_of_the_overhead() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("levels.toml");
+    let text = format!("name = \"levels\"\n{ALL_LEVELS}\n")
+        .replace("[sweep]\n", "[sweep]\n\"job.on_failure\" = [\"restart\", \"end-job\"]\n");
+    fs::write(&file, text).unwrap();
+    let out = tmp.path().join("out");
+    let table = run(&file, &out, &["--reps", "200"]);
+    assert!(table.contains("on_failure = end-job"), "the note says why: {table}");
+    assert!(!table.contains("(failures per replication); the parts add up"), "{table}");
+    let csv = fs::read_to_string(out.join("levels-causes.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name}: {header:?}"));
+    let (on_failure, share) = (col("job.on_failure"), col("share_of_overhead"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let (mut restart, mut end_job) = (0.0, 0);
+    for row in &rows {
+        match row[on_failure] {
+            "restart" => restart += row[share].parse::<f64>().unwrap(),
+            "end-job" => {
+                assert_eq!(row[share], "", "{row:?}");
+                end_job += 1;
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert!(end_job > 0);
+    let restart_points = rows.len() as f64 / 2.0 / 7.0;
+    assert!((restart - restart_points).abs() < 1e-9, "restart shares add up to one a point: {restart}");
+}
+
+/// A run whose failures no longer come from several causes removes the causes file an earlier
+/// run of the same scenario left beside its results, and says so.
+#[test]
+fn a_stale_causes_file_is_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("levels.toml");
+    fs::write(&file, format!("name = \"levels\"\n{RANDOM_PLACEMENT}")).unwrap();
+    let out = tmp.path().join("out");
+    run(&file, &out, &["--reps", "20", "--plot"]);
+    assert!(out.join("levels-causes.csv").exists() && out.join("levels-causes.svg").exists());
+    // The same scenario with its failures from the nodes alone.
+    let plain = fs::read_to_string(super::root("scenarios/young-daly.toml")).unwrap();
+    let plain = plain.lines().map(|l| if l.starts_with("name") { "name = \"levels\"" } else { l }).collect::<Vec<_>>();
+    fs::write(&file, plain.join("\n")).unwrap();
+    let args = ["run", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--reps", "20", "--plot"];
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for stale in ["levels-causes.csv", "levels-causes.svg"] {
+        assert!(!out.join(stale).exists(), "{stale} was left");
+        assert!(stderr.contains(&format!("removed {}", out.join(stale).display())), "{stderr}");
+    }
+    assert!(out.join("levels.csv").exists() && out.join("levels-overhead.svg").exists());
+}
+
+/// A sweep of more points than the plot has bars for ([`report::MAX_CAUSE_BARS`]) gets its split
+/// in the CSV and no plot, and is told so.
+#[test]
+fn a_sweep_too_large_for_the_causes_plot_is_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("levels.toml");
+    let factors: Vec<String> = (0..=report::MAX_CAUSE_BARS).map(|i| format!("{}", 0.5 + i as f64 / 100.0)).collect();
+    let text = RANDOM_PLACEMENT
+        .replace("\"policy.factor\" = [0.5, 1, 2]", &format!("\"policy.factor\" = [{}]", factors.join(", ")));
+    fs::write(&file, format!("name = \"levels\"\n{text}")).unwrap();
+    let out = tmp.path().join("out");
+    let args = ["run", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--reps", "2", "--plot"];
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let points = report::MAX_CAUSE_BARS + 1;
+    assert!(stderr.contains(&format!("no overhead-by-cause plot: {points} points")), "{stderr}");
+    assert!(!out.join("levels-causes.svg").exists());
+    assert_eq!(
+        fs::read_to_string(out.join("levels-causes.csv")).unwrap().lines().count(),
+        1 + points * 5,
+        "writes, nodes, rack, system, random"
+    );
+}
+
 /// The causes file is byte-identical for any thread count and for shards merged afterwards.
 #[test]
 fn the_causes_file_is_identical_for_threads_and_merged_shards() {
@@ -246,4 +335,18 @@ fn the_causes_file_is_identical_for_threads_and_merged_shards() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("key `points[1].causes`") && err.contains("accepted is the run's causes"), "{err}");
+    // So is one whose causes' lost time no longer adds up to the total, or is negative.
+    for (limbs, key) in [
+        (json!([1, 2]), "points[1].causes[].lost_s"),
+        (json!([vec![0; 67], vec![-1]].concat()), "points[1].causes[1].lost_s"),
+    ] {
+        let mut edited = doc.clone();
+        edited["points"][1]["causes"][1]["lost_s"] = limbs;
+        fs::write(&files[0], serde_json::to_string(&edited).unwrap()).unwrap();
+        let o = ckptsim(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{key}: {err}");
+        assert!(err.contains(&format!("key `{key}`")) && err.contains("accepted is"), "{key}: {err}");
+        assert!(!merged.join("levels-causes.csv").exists() || read(&merged) == read(&one), "{key}: output replaced");
+    }
 }

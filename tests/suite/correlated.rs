@@ -155,6 +155,9 @@ fn the_cluster_rate_rule_follows_the_clusters() {
     let plain = load("scenarios/young-daly.toml", &["policy.rate=clusters"]);
     let failures = load("scenarios/young-daly.toml", &[]);
     assert!(plain.points.iter().zip(&failures.points).all(|(a, b)| a.interval_s == b.interval_s));
+    // Without bursts the two rates are one, and the rule is named as usual.
+    let plain_csv = ckptsim::report::Report::new(&plain, &simulate(&plain, 2, 1)).csv();
+    assert!(plain_csv.contains(",young,") && !plain_csv.contains("clusters"), "{plain_csv}");
     // Paired on the same failures: the cluster-rate Young costs less, beyond 4 SE.
     let both = super::inline(&format!(
         "{}\n[run]\nbaseline = 0\n[sweep]\n\"policy.rate\" = [\"failures\", \"clusters\"]\n",

@@ -169,7 +169,9 @@ fn merge_refuses_mismatched_duplicate_missing_or_altered_shards() {
     refuse(&[a[0].clone(), altered.to_str().unwrap().into()], "altered");
     let garbage = tmp.path().join("garbage.json");
     fs::write(&garbage, "{\"format\": \"ckptsim-partial\", \"format_version\": 99}").unwrap();
-    refuse(&[garbage.to_str().unwrap().into()], "version");
+    refuse(&[garbage.to_str().unwrap().into()], "partial format version 99: this build reads version");
+    fs::write(&garbage, "{\"format\": \"ckptsim-partial\"}").unwrap();
+    refuse(&[garbage.to_str().unwrap().into()], "version missing or not an integer");
 }
 
 /// The replications saved in the partial file `path` (its `done`).
