@@ -13,6 +13,7 @@
 //! `−ln(1 − x) − x` are summed as series of positive terms where they are small, so the values
 //! keep full double precision for `a/M` down to 1e-12 and below.
 
+pub mod multilevel;
 pub mod renewal;
 
 use crate::engine::{Exposure, FinalCheckpoint, Job};

@@ -280,21 +280,46 @@ impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
     /// then restart attempts until one completes. Returns the time the job resumes computing.
     #[inline(always)]
     fn recover(&mut self, job: &Job, failed_at_s: f64, cause: Cause) -> Result<f64, EngineError> {
-        let done_s = self.retry_restarts(job, failed_at_s, cause)?;
-        self.rec.recovery_s += done_s - failed_at_s;
-        Ok(done_s)
+        let restart_s = [job.restart_s; 2];
+        Ok(self.recover_from_level(job, failed_at_s, cause, |_| CheckpointLevel::One, restart_s)?.0)
     }
 
-    /// Downtime then restart attempts from `failed_at_s` until one completes; its end. Each
-    /// failure (the first, of `cause`, then those that strike a restart) is charged the
-    /// recovery time up to the next.
+    /// [`Self::recover`] where each failure destroys the checkpoints below its level
+    /// (`level_of`) and a restart from level l takes `restart_s[l]` (s): returns the time the
+    /// job resumes and the level it restarts from, the highest of the failures that struck
+    /// (a level-2 failure during a level-1 restart makes it a level-2 one).
     #[inline(always)]
-    fn retry_restarts(&mut self, job: &Job, failed_at_s: f64, mut cause: Cause) -> Result<f64, EngineError> {
+    fn recover_from_level(
+        &mut self,
+        job: &Job,
+        failed_at_s: f64,
+        cause: Cause,
+        level_of: impl Fn(Cause) -> CheckpointLevel,
+        restart_s: [f64; 2],
+    ) -> Result<(f64, CheckpointLevel), EngineError> {
+        let (done_s, level) = self.retry_restarts(job, failed_at_s, cause, level_of, restart_s)?;
+        self.rec.recovery_s += done_s - failed_at_s;
+        Ok((done_s, level))
+    }
+
+    /// Downtime then restart attempts from `failed_at_s` until one completes; its end and
+    /// level (as in [`Self::recover_from_level`]). Each failure (the first, of `cause`, then
+    /// those that strike a restart) is charged the recovery time up to the next.
+    #[inline(always)]
+    fn retry_restarts(
+        &mut self,
+        job: &Job,
+        failed_at_s: f64,
+        mut cause: Cause,
+        level_of: impl Fn(Cause) -> CheckpointLevel,
+        restart_s: [f64; 2],
+    ) -> Result<(f64, CheckpointLevel), EngineError> {
         let mut t = failed_at_s;
+        let mut level = level_of(cause);
         loop {
             let restart_at_s = t + job.downtime_s;
             self.ignore_until(restart_at_s)?;
-            let done_s = restart_at_s + job.restart_s;
+            let done_s = restart_at_s + restart_s[level as usize];
             match job.restart_exposure {
                 Exposure::CanFail if self.next_s < done_s => {
                     self.rec.failed_restarts += 1;
@@ -302,16 +327,150 @@ impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
                     self.ledger.recovered(cause, at_s - t);
                     self.ledger.struck(next_cause, 0.0);
                     (t, cause) = (at_s, next_cause);
+                    level = level.max(level_of(next_cause));
                 }
                 _ => {
                     self.ignore_until(done_s)?;
                     self.rec.restarts += 1;
                     self.ledger.recovered(cause, done_s - t);
-                    return Ok(done_s);
+                    return Ok((done_s, level));
                 }
             }
         }
     }
+}
+
+/// The checkpoint level a failure destroys, in two-level checkpointing (MODELS.md §4; Moody
+/// et al., SC'10, the SCR model): a level-1 failure (a node's) leaves every checkpoint
+/// readable, a level-2 one (a rack, a switch, the system) only those of level 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CheckpointLevel {
+    /// Rolls back to the last checkpoint of any level (node-local or partner copies survive).
+    One = 0,
+    /// Rolls back to the last level-2 checkpoint (the parallel file system's).
+    Two = 1,
+}
+
+/// Two-level checkpointing (MODELS.md §4): of the job's checkpoints, every `every`-th and
+/// the final one are written to level 2, at `checkpoint_s` = C₂ instead of the job's δ = C₁;
+/// a failure of a level-2 cause rolls back to the last level-2 checkpoint and restarts in
+/// `restart_s` = R₂ instead of the job's R = R₁. Every duration in seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TwoLevel {
+    /// n ≥ 1: checkpoints n, 2n, 3n, … (and the final one) are level-2 ones.
+    pub every: u64,
+    /// Level-2 write cost C₂ (s). ≥ 0.
+    pub checkpoint_s: f64,
+    /// Restart cost from level 2, R₂ (s). ≥ 0.
+    pub restart_s: f64,
+    /// Which causes destroy level-1 checkpoints, by [`Cause::index`].
+    pub level2: [bool; Cause::COUNT],
+}
+
+impl TwoLevel {
+    /// Level 2 for every cause but the job's own nodes (`[failures]`): a node's loss is
+    /// survived by its partner's copy, a rack, switch, power or system event, a k-of-N event
+    /// or a burst child is not.
+    pub const ALL_BUT_NODES: [bool; Cause::COUNT] = [false, true, true, true, true, true, true];
+
+    /// The level of a failure of `cause`.
+    #[inline(always)]
+    pub fn level_of(&self, cause: Cause) -> CheckpointLevel {
+        if self.level2[cause.index()] { CheckpointLevel::Two } else { CheckpointLevel::One }
+    }
+
+    /// Whether chunk `k` (from 0) of `count` ends with a level-2 checkpoint: every n-th, and
+    /// the last.
+    pub fn is_level2_chunk(&self, k: u64, count: u64) -> bool {
+        k + 1 == count || (k + 1).is_multiple_of(self.every.max(1))
+    }
+
+    /// The write (s) that ends chunk `k` (from 0) of `count` of `job`: C₂ for a level-2
+    /// checkpoint, δ for a level-1 one, none after the last chunk where `job` skips its
+    /// final checkpoint.
+    pub fn write_s(&self, job: &Job, k: u64, count: u64) -> Option<f64> {
+        match (k + 1 == count, job.final_checkpoint) {
+            (true, FinalCheckpoint::Skipped) => None,
+            _ if self.is_level2_chunk(k, count) => Some(self.checkpoint_s),
+            _ => Some(job.checkpoint_s),
+        }
+    }
+}
+
+/// Plays `job` with two-level checkpoints ([`TwoLevel`]) every chunk of `layout` against
+/// `stream`, one chunk at a time (the per-segment path): chunk k (from 1) ends with a
+/// level-2 write of C₂ where k is a multiple of n or the last chunk (unless the final
+/// checkpoint is skipped), else with a level-1 write of δ. A level-1 failure redoes the
+/// chunk it struck after a restart of R; a level-2 failure (or a level-2 failure striking
+/// that restart) goes back to the chunk after the last level-2 checkpoint after a restart of
+/// R₂. Downtime, the exposure switches and `on_failure` act as in [`play`], which this is
+/// with n = 1, C₂ = δ and R₂ = R.
+///
+/// The record's `lost_s` counts, for a level-2 rollback, the compute of the chunks done again
+/// as well; their level-1 writes were written to completion and stay in `checkpoints`, so
+/// wall = W + the completed writes' time + `lost_s` + `recovery_s` as on the other paths.
+pub fn play_two_level<S: FailureStream>(
+    job: &Job,
+    two: &TwoLevel,
+    layout: &ChunkLayout,
+    stream: &mut S,
+    limits: Limits,
+) -> Result<Record, EngineError> {
+    let mut no_ledger = ();
+    let mut clock = Clock::new(stream, &mut no_ledger, limits);
+    // The next chunk to run (from 0), and the first chunk after the last level-2 checkpoint;
+    // the compute of the chunks since then (s), lost to a level-2 rollback.
+    let (mut k, mut safe_k) = (0_u64, 0_u64);
+    let mut since_safe_s = 0.0_f64;
+    let mut t = 0.0_f64;
+    while k < layout.count {
+        let compute_s = if k + 1 == layout.count { layout.last_s } else { layout.full_s };
+        let level2 = two.is_level2_chunk(k, layout.count);
+        let write_s = two.write_s(job, k, layout.count);
+        let chunk_start_s = t;
+        let mut struck = clock.next_s < t + compute_s;
+        if !struck {
+            t += compute_s;
+            if let Some(write_s) = write_s {
+                let write_end_s = t + write_s;
+                match job.checkpoint_exposure {
+                    Exposure::CanFail if clock.next_s < write_end_s => {
+                        clock.rec.failures_during_checkpoint += 1;
+                        struck = true;
+                    }
+                    Exposure::CanFail => {}
+                    Exposure::CannotFail => clock.ignore_until(write_end_s)?,
+                }
+                if !struck {
+                    t = write_end_s;
+                    clock.rec.checkpoints += 1;
+                }
+            }
+        }
+        if struck {
+            let (at_s, cause) = clock.strike_losing(chunk_start_s)?;
+            let restart_s = [job.restart_s, two.restart_s];
+            let (done_s, level) = clock.recover_from_level(job, at_s, cause, |c| two.level_of(c), restart_s)?;
+            t = done_s;
+            if level == CheckpointLevel::Two {
+                k = safe_k;
+                clock.rec.lost_s += since_safe_s;
+                since_safe_s = 0.0;
+            }
+            if job.on_failure == OnFailure::EndJob {
+                break;
+            }
+            continue;
+        }
+        k += 1;
+        since_safe_s += compute_s;
+        if level2 {
+            safe_k = k;
+            since_safe_s = 0.0;
+        }
+    }
+    clock.rec.wall_s = t;
+    Ok(clock.rec)
 }
 
 /// Plays `job` under any `policy` against `stream`, one segment at a time: the general path

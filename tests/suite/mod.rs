@@ -13,6 +13,7 @@ mod failure_laws;
 mod forecast;
 mod formulas;
 mod fuzz;
+mod multilevel;
 mod optimize;
 mod plots;
 mod replay;

@@ -1,0 +1,180 @@
+//! Two-level checkpointing (MODELS.md §4): the engine's two-level path against the exact
+//! Markov-chain value, and against the single-level paths where the two coincide.
+
+use ckptsim::analytic::multilevel::{self, Rates};
+use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure, TwoLevel};
+use ckptsim::failure::{ExponentialStream, Failure, FailureScope, FailureStream, Level, ListStream};
+use ckptsim::policy::{ChunkLayout, Periodic};
+use ckptsim::runner::stream_rng;
+use ckptsim::stats::Moments;
+use rand::{RngExt, SeedableRng};
+
+/// |simulated mean − exact| must be below this many standard errors (of the sample).
+const Z_MAX: f64 = 4.0;
+/// Replications per case.
+const REPS: u64 = 20_000;
+
+/// Poisson failures of rate λ₁ + λ₂, each a system event (level 2) with probability λ₂/λ and
+/// the job's own (level 1) otherwise: the superposition of two independent Poisson streams.
+#[derive(Clone)]
+struct TwoRates {
+    times: ExponentialStream,
+    rng: rand_pcg::Pcg64Mcg,
+    level2_share: f64,
+}
+
+impl TwoRates {
+    fn new(rates: Rates, rep: u64) -> Self {
+        let mtbf_s = 1.0 / rates.total_per_s();
+        TwoRates {
+            times: ExponentialStream::new(mtbf_s, stream_rng(17, rep, 0)),
+            rng: rand_pcg::Pcg64Mcg::seed_from_u64(rep ^ 0x5eed),
+            level2_share: rates.level2_per_s / rates.total_per_s(),
+        }
+    }
+}
+
+impl FailureStream for TwoRates {
+    fn next_failure(&mut self) -> Failure {
+        let time_s = self.times.next_failure().time_s;
+        let level2 = self.rng.random::<f64>() < self.level2_share;
+        Failure { time_s, scope: if level2 { FailureScope::Domain(Level::System) } else { FailureScope::Job } }
+    }
+}
+
+fn job(checkpoint: Exposure, restart: Exposure, downtime_s: f64) -> Job {
+    Job {
+        work_s: 2e5,
+        checkpoint_s: 20.0,
+        restart_s: 120.0,
+        downtime_s,
+        final_checkpoint: FinalCheckpoint::Written,
+        checkpoint_exposure: checkpoint,
+        restart_exposure: restart,
+        on_failure: OnFailure::Restart,
+    }
+}
+
+/// The simulated mean overhead is within [`Z_MAX`] SE of the exact two-level value in all
+/// four combinations of the exposure switches, with and without downtime, for a few pattern
+/// lengths and intervals; and the record's parts add up to its wall time.
+#[test]
+fn the_two_level_path_agrees_with_the_exact_value() {
+    // Node failures every 3 h, system events every 12 h; C₂ = 10 min, R₂ = 15 min.
+    let rates = Rates { level1_per_s: 1.0 / (3.0 * 3600.0), level2_per_s: 1.0 / (12.0 * 3600.0) };
+    let switches = [
+        (Exposure::CanFail, Exposure::CanFail, 0.0),
+        (Exposure::CannotFail, Exposure::CanFail, 60.0),
+        (Exposure::CanFail, Exposure::CannotFail, 60.0),
+        (Exposure::CannotFail, Exposure::CannotFail, 0.0),
+    ];
+    for (case, (ce, re, d)) in switches.into_iter().enumerate() {
+        let j = job(ce, re, d);
+        for (every, interval_s) in [(1, 1800.0), (4, 600.0), (10, 450.0), (50, 2000.0)] {
+            let two = TwoLevel { every, checkpoint_s: 600.0, restart_s: 900.0, level2: TwoLevel::ALL_BUT_NODES };
+            let layout = ChunkLayout::new(j.work_s, interval_s);
+            let exact = multilevel::overhead(&j, &two, interval_s, rates).unwrap();
+            let mut m = Moments::default();
+            for rep in 0..REPS {
+                let mut stream = TwoRates::new(rates, rep + 1_000_000 * case as u64);
+                let rec = engine::play_two_level(&j, &two, &layout, &mut stream, Limits::default()).unwrap();
+                m.add(rec.wall_s / j.work_s - 1.0);
+            }
+            let e = m.estimate();
+            let z = (e.mean - exact) / e.se;
+            assert!(
+                z.abs() < Z_MAX,
+                "{ce:?} {re:?} D={d} n={every} T={interval_s}: simulated {} ± {} (SE), exact {exact}, z = {z:.2}",
+                e.mean,
+                e.se
+            );
+        }
+    }
+}
+
+/// With every checkpoint a level-2 one at level-1 costs (n = 1, C₂ = δ, R₂ = R), or with no
+/// level-2 failure, the two-level path is the per-segment path on the same stream: the same
+/// record, bit for bit; and a level-2 failure rolls back to the last level-2 checkpoint.
+#[test]
+fn one_level_in_disguise_is_the_per_segment_path() {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+    for rep in 0..300 {
+        let pick = |rng: &mut rand_pcg::Pcg64Mcg| if rng.random() { Exposure::CanFail } else { Exposure::CannotFail };
+        let mut j = job(pick(&mut rng), pick(&mut rng), if rng.random() { 0.0 } else { 30.0 });
+        j.final_checkpoint = if rng.random() { FinalCheckpoint::Written } else { FinalCheckpoint::Skipped };
+        j.on_failure = if rng.random_range(0..4) == 0 { OnFailure::EndJob } else { OnFailure::Restart };
+        j.work_s = 2e4;
+        let interval_s = rng.random_range(200.0..5000.0);
+        let layout = ChunkLayout::new(j.work_s, interval_s);
+        let rates = Rates { level1_per_s: 1.0 / 2000.0, level2_per_s: 1.0 / 5000.0 };
+        let stream = TwoRates::new(rates, rep);
+        let plain = engine::play(&j, &Periodic { layout }, &mut stream.clone(), Limits::default()).unwrap();
+        let every_one = TwoLevel { every: 1, checkpoint_s: j.checkpoint_s, restart_s: j.restart_s, level2: [true; 7] };
+        let two = engine::play_two_level(&j, &every_one, &layout, &mut stream.clone(), Limits::default()).unwrap();
+        assert_eq!(two, plain, "rep {rep}: n = 1");
+        let no_level2 = TwoLevel { every: 7, checkpoint_s: j.checkpoint_s, restart_s: 1e9, level2: [false; 7] };
+        let two = engine::play_two_level(&j, &no_level2, &layout, &mut stream.clone(), Limits::default()).unwrap();
+        assert_eq!(two, plain, "rep {rep}: no level-2 failure");
+    }
+}
+
+/// A hand-worked case: chunks of 10 s, C₁ = 1 s, C₂ = 3 s every third checkpoint, R₁ = 2 s,
+/// R₂ = 5 s, no downtime. A node failure at 25 s (chunk 3, 3 s in) redoes chunk 3; a system
+/// failure later goes back to the chunk after the level-2 checkpoint.
+#[test]
+fn a_level_two_failure_rolls_back_to_the_last_level_two_checkpoint() {
+    let j = Job {
+        work_s: 60.0,
+        checkpoint_s: 1.0,
+        restart_s: 2.0,
+        downtime_s: 0.0,
+        final_checkpoint: FinalCheckpoint::Written,
+        checkpoint_exposure: Exposure::CanFail,
+        restart_exposure: Exposure::CanFail,
+        on_failure: OnFailure::Restart,
+    };
+    let two = TwoLevel { every: 3, checkpoint_s: 3.0, restart_s: 5.0, level2: TwoLevel::ALL_BUT_NODES };
+    let layout = ChunkLayout::new(j.work_s, 10.0);
+    // Chunks: 0–10 +1 (L1) | 11–21 +1 | 22–32 +3 (L2, ends 35) | 35–45 +1 | 46–56 +1 | 57–67 +3 (L2).
+    // No failure: 60 s of work, writes 1 + 1 + 3 + 1 + 1 + 3 = 10 s.
+    let clean = engine::play_two_level(&j, &two, &layout, &mut ListStream::new(vec![]), Limits::default()).unwrap();
+    assert_eq!((clean.wall_s, clean.checkpoints), (70.0, 6));
+    // A node failure at 25 s (the third chunk, 3 s in): restart 2 s, the third chunk again
+    // from 27 s, its level-2 write ending at 40. A system failure at 50.5 s strikes the fourth
+    // chunk's write (40–50, write 50–51): back to the fourth chunk after R₂ = 5 s.
+    let times = vec![25.0, 50.5];
+    let mut stream = MarkedList { times: ListStream::new(times), level2: vec![false, true], next: 0 };
+    let rec = engine::play_two_level(&j, &two, &layout, &mut stream, Limits::default()).unwrap();
+    // From 55.5 s: the last three chunks as in the clean run (10 + 1, 10 + 1, 10 + 3 s).
+    assert_eq!(rec.wall_s, 55.5 + 35.0);
+    assert_eq!((rec.failures, rec.failures_during_checkpoint, rec.restarts), (2, 1, 2));
+    assert_eq!(rec.lost_s, 3.0 + 10.5);
+    assert_eq!(rec.recovery_s, 2.0 + 5.0);
+    // Checkpoints written: the first three (the third after its redo), then the last three.
+    assert_eq!(rec.checkpoints, 6);
+    // A system failure in the fifth chunk (46–56) at 47 s also loses the fourth, though its
+    // level-1 checkpoint was written: back to the fourth at 52 s, 1 + 10 s of compute lost.
+    // Writes: two level-2 (3 s), five level-1 (1 s; the fourth chunk's twice).
+    let mut stream = MarkedList { times: ListStream::new(vec![47.0]), level2: vec![true], next: 0 };
+    let rec = engine::play_two_level(&j, &two, &layout, &mut stream, Limits::default()).unwrap();
+    assert_eq!(rec.wall_s, 52.0 + 35.0);
+    assert_eq!(rec.lost_s, 1.0 + 10.0);
+    assert_eq!(rec.checkpoints, 4 + 3);
+    assert_eq!(rec.wall_s, j.work_s + 2.0 * 3.0 + 5.0 * 1.0 + rec.lost_s + rec.recovery_s);
+}
+
+/// A list of failure times, each marked level 2 (a system event) or not.
+struct MarkedList {
+    times: ListStream,
+    level2: Vec<bool>,
+    next: usize,
+}
+
+impl FailureStream for MarkedList {
+    fn next_failure(&mut self) -> Failure {
+        let time_s = self.times.next_failure().time_s;
+        let level2 = self.level2.get(self.next).copied().unwrap_or(false);
+        self.next += 1;
+        Failure { time_s, scope: if level2 { FailureScope::Domain(Level::System) } else { FailureScope::Job } }
+    }
+}
