@@ -1320,7 +1320,9 @@ pub fn formula_rows(job: &Job, mtbf_s: f64, extra_interval_s: Option<f64>) -> Ve
         .into_iter()
         .filter(|(_, t)| *t > 0.0)
         .map(|(name, interval_s)| {
-            let finite = job.work_s.is_finite();
+            // As in scenario files: beyond 10¹² chunks the chunk count and the remainder
+            // W − kT lose their digits (a count of 10¹⁹ saturates).
+            let finite = job.work_s.is_finite() && job.work_s / interval_s <= scenario::MAX_CHUNKS;
             FormulaRow {
                 name,
                 interval_s,
@@ -1332,11 +1334,25 @@ pub fn formula_rows(job: &Job, mtbf_s: f64, extra_interval_s: Option<f64>) -> Ve
         .collect()
 }
 
-/// Why formulas are missing from `rows` (see [`formula_rows`]): one line per reason.
+/// Why formulas are missing from `rows` (see [`formula_rows`]), or their finite-work columns:
+/// one line per reason.
 fn omitted_formulas(job: &Job, rows: &[FormulaRow]) -> Vec<String> {
     let missing = |n: &&str| !rows.iter().any(|r| r.name == *n);
     let mut zero: Vec<&str> = ["young", "daly", "daly-high-order"].into_iter().filter(missing).collect();
     let mut notes = vec![];
+    let too_many: Vec<&str> = if job.work_s.is_finite() {
+        rows.iter().filter(|r| r.wall.is_none()).map(|r| r.name.as_str()).collect()
+    } else {
+        vec![]
+    };
+    if !too_many.is_empty() {
+        notes.push(format!(
+            "E[wall], sd(wall) and job overhead left out for {}: --work over the interval is more than {:e} chunks \
+             (the limit of scenario files: beyond it the chunking loses its digits)",
+            too_many.join(", "),
+            scenario::MAX_CHUNKS
+        ));
+    }
     if missing(&"optimal") {
         if job.checkpoint_exposure == Exposure::CannotFail && job.checkpoint_s > 0.0 {
             notes.push(
@@ -1374,7 +1390,14 @@ fn header_seconds(x: f64) -> String {
 /// `x` with 6 decimals, or in scientific notation from 10⁹ on, where the digits would run to
 /// the width of the terminal (an interval of 2.4e51 s printed all 52 digits).
 fn fixed6(x: f64) -> String {
-    if x.is_finite() && x.abs() >= 1e9 { format!("{x:.6e}") } else { format!("{x:.6}") }
+    if x.is_infinite() {
+        // As the duration columns beside it write it.
+        if x > 0.0 { "∞".into() } else { "−∞".into() }
+    } else if x.abs() >= 1e9 {
+        format!("{x:.6e}")
+    } else {
+        format!("{x:.6}")
+    }
 }
 
 fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {

@@ -111,9 +111,11 @@ pub enum Error {
     /// `run` or `optimize` refused a job that expects more failures than a replication may take even
     /// without any checkpoint, restart or lost work: no interval lets it finish.
     #[error(
-        "point {point}: the job expects {expected_failures:.3e} failures (work {work_s:.6e} s at a job MTBF of \
-         {mtbf_s:.6e} s) even with no checkpoint, restart or lost work, more than the {limit} a replication may \
-         take: no interval lets it finish; accepted is work / MTBF ≤ {limit}"
+        "point {point}: the job expects {expected_failures:.3e} failures (work {work} at a job MTBF of {mtbf}) \
+         even with no checkpoint, restart or lost work, more than the {limit} a replication may take: no interval \
+         lets it finish; accepted is work / MTBF ≤ {limit}",
+        work = crate::report::human_duration(*work_s),
+        mtbf = crate::report::human_duration(*mtbf_s)
     )]
     HopelessJob {
         /// The sweep point (0-based).
@@ -135,11 +137,12 @@ pub enum Error {
     /// it takes e^{Λ(x)} attempts on average, whatever the interval. No interval lets the job
     /// finish (for a restart: recover from its first failure).
     #[error(
-        "point {point}: a {phase} of {length_s:.6e} s completes without a failure with probability \
+        "point {point}: a {phase} of {length} completes without a failure with probability \
          e^(−{hazard:.1}) under {law}: it needs about e^{hazard:.1} attempts, more than the {limit} failures a \
          replication may take, so {consequence}; accepted is a {phase} whose cumulative hazard \
          −ln P(no failure) is ≤ ln {limit} ≈ {ln_limit:.1}",
         ln_limit = (*limit as f64).ln(),
+        length = crate::report::human_duration(*length_s),
         // A restart is needed only once the job has failed: a short job may well finish
         // without one, but no run of any size has every replication escape a failure.
         consequence = if *phase == "restart" {
@@ -179,12 +182,14 @@ impl Error {
     /// runtime errors (DESIGN.md, "CLI contract").
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Scenario { .. } | Error::Usage(_) | Error::PrecisionUnreachable { .. } => 2,
-            Error::Io { .. }
-            | Error::Engine { .. }
-            | Error::NoFeasibleInterval { .. }
+            // A job that no interval lets finish is refused from its parameters alone, before
+            // any replication: an input out of range, as the message says.
+            Error::Scenario { .. }
+            | Error::Usage(_)
+            | Error::PrecisionUnreachable { .. }
             | Error::HopelessJob { .. }
-            | Error::PhaseNeverCompletes { .. } => 1,
+            | Error::PhaseNeverCompletes { .. } => 2,
+            Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } => 1,
         }
     }
 }

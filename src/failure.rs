@@ -865,6 +865,10 @@ pub struct TraceReplay {
     pub events: std::sync::Arc<Vec<(f64, u64)>>,
     /// Length of one pass of the log (s): the replay period when wrapping.
     pub period_s: f64,
+    /// The lowest and highest node numbers as the log wrote them, where some are beyond the
+    /// system's declared size and were folded onto it (node mod `system_nodes`): LANL's
+    /// system 14 declares 128 nodes and numbers them 129 … 255.
+    pub folded: Option<(u64, u64)>,
 }
 
 impl TraceReplay {
@@ -890,10 +894,19 @@ impl TraceReplay {
             1 => "node 0 (packed: node numbers start at 0) has".to_string(),
             n => format!("nodes 0 … {} (packed: node numbers start at 0) have", n - 1),
         };
+        let advice = match self.folded {
+            Some((low, high)) => format!(
+                "the log numbers this system's nodes {low} … {high}, beyond its {} declared nodes, and they are folded \
+                 onto it (node mod {}): give the job more nodes, or set job.placement = \"random\"",
+                self.system_nodes, self.system_nodes
+            ),
+            None => {
+                "if the log numbers its nodes from 1, renumber them from 0, or set job.placement = \"random\"".into()
+            }
+        };
         Some(format!(
             "system {} of {}: the job's {held} none of the log's {} \
-             failures, whose lowest node is {lowest}, so the run sees no failures; if the log numbers its nodes \
-             from 1, renumber them from 0, or set job.placement = \"random\"",
+             failures, whose lowest node is {lowest}, so the run sees no failures; {advice}",
             self.system,
             self.file.display(),
             self.events.len()
@@ -1055,6 +1068,7 @@ mod tests {
             end: trace::TraceEnd::Wrap,
             events: std::sync::Arc::new(vec![(5.0, 0), (5.0, 1)]),
             period_s,
+            folded: None,
         };
         let mut stream = replay(0.0).stream(Pcg64Mcg::seed_from_u64(1));
         let times: Vec<f64> = (0..4).map(|_| stream.next_failure().time_s).collect();
@@ -1078,6 +1092,7 @@ mod tests {
             end: trace::TraceEnd::Wrap,
             events: std::sync::Arc::new(vec![(1.0, 0), (2.0, 5), (3.0, 1), (4.0, 7)]),
             period_s: 100.0,
+            folded: None,
         };
         // Nodes 0 and 1 fail twice in 100 s; 2 random nodes of 8 see a quarter of 4 failures.
         assert_eq!(replay(Placement::Packed).mtbf_s(), 50.0);

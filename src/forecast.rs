@@ -154,8 +154,15 @@ pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option
         ),
     };
     let who_runs = if shard == Shard::WHOLE { "the run" } else { "this shard" };
+    // The estimate is exact for Poisson failures only; a law with memory (Weibull nodes,
+    // job-level renewal, bursts) may see far fewer failures, or more.
+    let (expects, will) = if point.failures.is_poisson() {
+        ("expects", "will simulate")
+    } else {
+        ("expects, were its failures Poisson at the same MTBF,", "would simulate")
+    };
     let mut text = format!(
-        "{who} expects about {} failures per replication ({why}); {who_runs} will simulate about {} failure events \
+        "{who} {expects} about {} failures per replication ({why}); {who_runs} {will} about {} failure events \
          in all ({count})",
         about(worst.failures_per_rep),
         about(total)

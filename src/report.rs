@@ -160,8 +160,8 @@ impl<'a> Report<'a> {
         // Each duration column in the unit that reads best for it, as in the terminal table.
         let pairs: Vec<(&Point, &Summary)> = self.scenario.points.iter().zip(&self.result.summaries).collect();
         let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
-        let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
-        let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
+        let (wall_unit, p50s, p95s) = wall_columns(&pairs);
+        let (p50_unit, p95_unit) = (&wall_unit, &wall_unit);
         let mut head: Vec<String> = vec!["point".into()];
         head.extend(self.scenario.axes.iter().map(|a| format!("`{}`", a.key)));
         head.extend([
@@ -602,8 +602,8 @@ impl<'a> Report<'a> {
         let (scenario, result) = (self.scenario, self.result);
         let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
         let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
-        let (p50_unit, p50s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect::<Vec<_>>());
-        let (p95_unit, p95s) = duration_column(&pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect::<Vec<_>>());
+        let (wall_unit, p50s, p95s) = wall_columns(&pairs);
+        let (p50_unit, p95_unit) = (&wall_unit, &wall_unit);
         let mut header: Vec<String> = vec!["point".into()];
         header.extend(scenario.axes.iter().map(|a| a.key.clone()));
         header.extend([
@@ -845,17 +845,48 @@ pub fn human_duration(s: f64) -> String {
 }
 
 fn three_decimals(x: f64) -> String {
-    if !x.is_finite() { "∞".into() } else { format!("{x:.3}") }
+    if !x.is_finite() {
+        "∞".into()
+    } else if x.abs() >= THREE_DECIMALS_BELOW {
+        // A value far from the column's unit (an MTBF of 1e90 y in days) in fixed notation
+        // is a line of digits.
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.3}")
+    }
 }
+
+/// Table cells at or above this magnitude (in their column's unit) are written in
+/// scientific notation: `1.007e45`, not 46 digits.
+const THREE_DECIMALS_BELOW: f64 = 1e9;
 
 /// A column of durations in one unit, chosen from the column's median finite value, so
 /// the column reads down without unit changes.
 fn duration_column(values_s: &[f64]) -> (String, Vec<String>) {
-    let mut finite: Vec<f64> = values_s.iter().copied().filter(|v| v.is_finite()).collect();
+    let (unit, mut columns) = duration_columns(&[values_s]);
+    (unit, columns.pop().expect("one column"))
+}
+
+/// Columns of durations that sit side by side (a median and a 95th percentile) in one unit,
+/// chosen from the median finite value of them all: a p95 in days beside a p50 in hours read
+/// as the smaller.
+fn duration_columns(columns_s: &[&[f64]]) -> (String, Vec<Vec<String>>) {
+    let mut finite: Vec<f64> = columns_s.iter().flat_map(|c| c.iter().copied()).filter(|v| v.is_finite()).collect();
     finite.sort_by(f64::total_cmp);
     let typical = finite.get(finite.len() / 2).copied().unwrap_or(1.0);
     let (unit, scale) = duration_unit(typical);
-    (unit.to_string(), values_s.iter().map(|v| three_decimals(v / scale)).collect())
+    let cells = columns_s.iter().map(|c| c.iter().map(|v| three_decimals(v / scale)).collect()).collect();
+    (unit.to_string(), cells)
+}
+
+/// The wall-time median and 95th percentile columns of `pairs`, in one unit.
+fn wall_columns(pairs: &[(&Point, &Summary)]) -> (String, Vec<String>, Vec<String>) {
+    let p50: Vec<f64> = pairs.iter().map(|(_, s)| s.wall_quantile_s(0.5)).collect();
+    let p95: Vec<f64> = pairs.iter().map(|(_, s)| s.wall_quantile_s(0.95)).collect();
+    let (unit, mut columns) = duration_columns(&[&p50, &p95]);
+    let p95s = columns.pop().expect("two columns");
+    let p50s = columns.pop().expect("two columns");
+    (unit, p50s, p95s)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename,
@@ -1402,6 +1433,18 @@ fn optimum_range(o: &crate::optimize::Optimum, f: &dyn Fn(f64) -> String) -> Str
 #[cfg(test)]
 mod tests {
     use super::signed5;
+
+    /// Side-by-side duration columns share one unit: a p50 of 93.6 h beside a p95 of 4.2 d
+    /// read as the larger (weibull-platform-fresh's table did); huge values go scientific.
+    #[test]
+    fn side_by_side_durations_share_a_unit() {
+        let (unit, cells) = super::duration_columns(&[&[337_117.0, 319_000.0], &[365_167.0, 351_000.0]]);
+        assert_eq!(unit, "d");
+        assert_eq!(cells, [["3.902", "3.692"], ["4.226", "4.062"]]);
+        let (unit, cells) = super::duration_columns(&[&[86_400.0, 8.7e49]]);
+        assert_eq!(unit, "d");
+        assert_eq!(cells[0][1], "1.007e45");
+    }
 
     /// A regret that rounds to zero keeps its sign and digits; others print to five decimals.
     #[test]

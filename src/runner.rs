@@ -284,12 +284,13 @@ pub fn refuse_hopeless(point: &Point) -> Result<()> {
             let hazard = lifetime.cum_hazard(length_s);
             if exposed && hazard > (limit as f64).ln() {
                 let law = if lifetime.is_exponential() {
-                    format!("Poisson failures at a job MTBF of {:.6e} s (hazard = length / MTBF)", lifetime.mean_s())
+                    let mtbf = crate::report::human_duration(lifetime.mean_s());
+                    format!("Poisson failures at a job MTBF of {mtbf} (hazard = length / MTBF)")
                 } else {
                     format!(
-                        "job-level renewal, a {} lifetime of mean {:.6e} s after each failure",
+                        "job-level renewal, a {} lifetime of mean {} after each failure",
                         lifetime.describe(),
-                        lifetime.mean_s()
+                        crate::report::human_duration(lifetime.mean_s())
                     )
                 };
                 return Err(Error::PhaseNeverCompletes { point: point.index, phase, length_s, hazard, law, limit });

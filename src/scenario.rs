@@ -2145,6 +2145,9 @@ fn resolve_trace(
     // Node numbers beyond the declared size (the log has some) fold back onto the system.
     let events: Vec<(f64, u64)> =
         sys.events.iter().map(|e| (e.time_s - start_s, e.node % system_nodes.max(1))).collect();
+    let low = sys.events.iter().map(|e| e.node).min().unwrap_or(0);
+    let high = sys.events.iter().map(|e| e.node).max().unwrap_or(0);
+    let folded = (high >= system_nodes).then_some((low, high));
     Ok(FailureModel::Trace(crate::failure::TraceReplay {
         file: path,
         system: name,
@@ -2157,6 +2160,7 @@ fn resolve_trace(
         },
         events: std::sync::Arc::new(events),
         period_s,
+        folded,
     }))
 }
 

@@ -298,3 +298,30 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     fs::write(&path, text).unwrap();
     path
 }
+
+/// The estimate is exact for Poisson failures only: under a law with memory the warning says
+/// it is the Poisson one (a Weibull k = 0.7 job without checkpoints was warned of 6.5e7
+/// failures per replication and saw about 7,900).
+#[test]
+fn a_law_with_memory_is_warned_with_the_poisson_estimate_named() {
+    let text = r#"
+[job]
+work = "2e5 s"
+checkpoint = "2 min"
+restart = "10 min"
+[failures]
+law = "weibull"
+shape = 0.7
+mtbf = "3.1 h"
+renewal = "job"
+[policy]
+interval = "none"
+"#;
+    let sc = inline(text);
+    let w = forecast::slow_run_warning(&sc, Stop::Replications(500), Shard::WHOLE).expect("a warning");
+    assert!(w.contains("expects, were its failures Poisson at the same MTBF, about"), "{w}");
+    assert!(w.contains("would simulate about"), "{w}");
+    let poisson = inline(&text.replace("law = \"weibull\"\nshape = 0.7", "law = \"exponential\""));
+    let w = forecast::slow_run_warning(&poisson, Stop::Replications(500), Shard::WHOLE).expect("a warning");
+    assert!(w.contains("the job expects about") && w.contains("will simulate about"), "{w}");
+}

@@ -170,3 +170,28 @@ fn node_mtbf_and_nodes_give_the_job_mtbf() {
         assert!(!err.contains("--node-mtbf \"0.05/h\""), "{err}");
     }
 }
+
+/// Beyond the chunk limit of scenario files the finite-work columns lose their digits (the
+/// wall time came out below the work): they are left out, and stderr says why.
+#[test]
+fn finite_work_beyond_the_chunk_limit_is_left_out() {
+    let args = ["--checkpoint", "1e-12s", "--mtbf", "1h", "--restart", "1min", "--work", "1e30s"];
+    let doc = formulas(&args);
+    for row in doc["intervals"].as_array().unwrap() {
+        assert!(row["wall_mean_s"].is_null() && row["job_overhead"].is_null(), "{row}");
+    }
+    let mut table = vec!["formulas"];
+    table.extend(args);
+    let o = ckptsim(&table);
+    assert!(o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("more than 1e12 chunks"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Within the limit they are there, and the wall time exceeds the work.
+    let doc = formulas(&["--checkpoint", "5min", "--mtbf", "24h", "--restart", "10min", "--work", "500h"]);
+    for row in doc["intervals"].as_array().unwrap() {
+        assert!(row["wall_mean_s"].as_f64().unwrap() > 500.0 * 3600.0, "{row}");
+    }
+}

@@ -809,3 +809,22 @@ fn a_packed_job_that_no_logged_failure_hits_is_warned_about() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("warning: ") && stderr.contains("lowest node is 1"), "{stderr}");
 }
+
+/// LANL's system 14 declares 128 nodes and numbers them 129 … 255: they are folded onto the
+/// system (node mod 128), and where a packed job then sees no failure the warning says so,
+/// with the log's own numbers, instead of suggesting the log counts from 1.
+#[test]
+fn folded_node_numbers_are_named_in_the_warning() {
+    let Some(log) = lanl() else { return };
+    let text = format!(
+        "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\nnodes = 1\n\
+         [failures.trace]\nfile = \"{}\"\nsystem = 14\n[policy]\ninterval = \"1 h\"\n",
+        log.display()
+    );
+    let sc = super::inline(&text);
+    let warnings = sc.warnings().join("\n");
+    for part in ["lowest node is 1,", "numbers this system's nodes 129 … 255", "128 declared nodes", "node mod 128"] {
+        assert!(warnings.contains(part), "{part:?} missing: {warnings}");
+    }
+    assert!(!warnings.contains("renumber"), "{warnings}");
+}
