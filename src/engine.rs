@@ -93,6 +93,10 @@ pub trait CauseLedger {
     /// The recovery after a failure of `cause` took `recovery_s` (s), up to the next failure
     /// (one that strikes the restart) or the restart's end.
     fn recovered(&mut self, cause: Cause, recovery_s: f64);
+    /// A failure of `cause` (already counted) also lost `lost_s` (s) of work committed at a
+    /// level it destroyed (two-level checkpointing: a level-2 rollback past level-1
+    /// checkpoints).
+    fn rolled_back(&mut self, cause: Cause, lost_s: f64);
 }
 
 impl CauseLedger for () {
@@ -100,6 +104,8 @@ impl CauseLedger for () {
     fn struck(&mut self, _: Cause, _: f64) {}
     #[inline(always)]
     fn recovered(&mut self, _: Cause, _: f64) {}
+    #[inline(always)]
+    fn rolled_back(&mut self, _: Cause, _: f64) {}
 }
 
 /// The struck failures of one replication and their cost split by where they come from,
@@ -127,6 +133,10 @@ impl CauseLedger for ByCause {
     #[inline(always)]
     fn recovered(&mut self, cause: Cause, recovery_s: f64) {
         self.0[cause.index()].recovery_s += recovery_s;
+    }
+    #[inline(always)]
+    fn rolled_back(&mut self, cause: Cause, lost_s: f64) {
+        self.0[cause.index()].lost_s += lost_s;
     }
 }
 
@@ -296,15 +306,16 @@ impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
         cause: Cause,
         level_of: impl Fn(Cause) -> CheckpointLevel,
         restart_s: [f64; 2],
-    ) -> Result<(f64, CheckpointLevel), EngineError> {
-        let (done_s, level) = self.retry_restarts(job, failed_at_s, cause, level_of, restart_s)?;
+    ) -> Result<(f64, CheckpointLevel, Cause), EngineError> {
+        let (done_s, level, by) = self.retry_restarts(job, failed_at_s, cause, level_of, restart_s)?;
         self.rec.recovery_s += done_s - failed_at_s;
-        Ok((done_s, level))
+        Ok((done_s, level, by))
     }
 
-    /// Downtime then restart attempts from `failed_at_s` until one completes; its end and
-    /// level (as in [`Self::recover_from_level`]). Each failure (the first, of `cause`, then
-    /// those that strike a restart) is charged the recovery time up to the next.
+    /// Downtime then restart attempts from `failed_at_s` until one completes; its end, its
+    /// level (as in [`Self::recover_from_level`]) and the cause of the first failure of that
+    /// level. Each failure (the first, of `cause`, then those that strike a restart) is
+    /// charged the recovery time up to the next.
     #[inline(always)]
     fn retry_restarts(
         &mut self,
@@ -313,9 +324,9 @@ impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
         mut cause: Cause,
         level_of: impl Fn(Cause) -> CheckpointLevel,
         restart_s: [f64; 2],
-    ) -> Result<(f64, CheckpointLevel), EngineError> {
+    ) -> Result<(f64, CheckpointLevel, Cause), EngineError> {
         let mut t = failed_at_s;
-        let mut level = level_of(cause);
+        let (mut level, mut by) = (level_of(cause), cause);
         loop {
             let restart_at_s = t + job.downtime_s;
             self.ignore_until(restart_at_s)?;
@@ -327,13 +338,15 @@ impl<'a, S: FailureStream, L: CauseLedger> Clock<'a, S, L> {
                     self.ledger.recovered(cause, at_s - t);
                     self.ledger.struck(next_cause, 0.0);
                     (t, cause) = (at_s, next_cause);
-                    level = level.max(level_of(next_cause));
+                    if level_of(next_cause) > level {
+                        (level, by) = (level_of(next_cause), next_cause);
+                    }
                 }
                 _ => {
                     self.ignore_until(done_s)?;
                     self.rec.restarts += 1;
                     self.ledger.recovered(cause, done_s - t);
-                    return Ok((done_s, level));
+                    return Ok((done_s, level, by));
                 }
             }
         }
@@ -416,8 +429,20 @@ pub fn play_two_level<S: FailureStream>(
     stream: &mut S,
     limits: Limits,
 ) -> Result<Record, EngineError> {
-    let mut no_ledger = ();
-    let mut clock = Clock::new(stream, &mut no_ledger, limits);
+    play_two_level_by_cause(job, two, layout, stream, limits, &mut ())
+}
+
+/// [`play_two_level`], charging each struck failure and its cost to its cause in `ledger`; the
+/// compute a level-2 rollback loses goes to the failure that made the recovery a level-2 one.
+pub fn play_two_level_by_cause<S: FailureStream, L: CauseLedger>(
+    job: &Job,
+    two: &TwoLevel,
+    layout: &ChunkLayout,
+    stream: &mut S,
+    limits: Limits,
+    ledger: &mut L,
+) -> Result<Record, EngineError> {
+    let mut clock = Clock::new(stream, ledger, limits);
     // The next chunk to run (from 0), and the first chunk after the last level-2 checkpoint;
     // the compute of the chunks since then (s), lost to a level-2 rollback.
     let (mut k, mut safe_k) = (0_u64, 0_u64);
@@ -450,11 +475,12 @@ pub fn play_two_level<S: FailureStream>(
         if struck {
             let (at_s, cause) = clock.strike_losing(chunk_start_s)?;
             let restart_s = [job.restart_s, two.restart_s];
-            let (done_s, level) = clock.recover_from_level(job, at_s, cause, |c| two.level_of(c), restart_s)?;
+            let (done_s, level, by) = clock.recover_from_level(job, at_s, cause, |c| two.level_of(c), restart_s)?;
             t = done_s;
             if level == CheckpointLevel::Two {
                 k = safe_k;
                 clock.rec.lost_s += since_safe_s;
+                clock.ledger.rolled_back(by, since_safe_s);
                 since_safe_s = 0.0;
             }
             if job.on_failure == OnFailure::EndJob {

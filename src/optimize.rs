@@ -450,6 +450,14 @@ fn optimize_keeping(
             point.index
         )));
     }
+    if point.two_level.is_some() {
+        return Err(Error::Usage(format!(
+            "point {}: [job.level2]: optimize searches a single-level interval; for two-level checkpoints sweep \
+             policy.interval and job.level2.every with `run` (the closed form is in its model column); accepted is a \
+             scenario without [job.level2]",
+            point.index
+        )));
+    }
     runner::refuse_hopeless(point)?;
     let mtbf_s = point.failures.mtbf_s();
     let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);

@@ -25,6 +25,10 @@ pub const EXACT_EXPONENTIAL: &str = "exact-exponential";
 /// (MODELS.md §2).
 pub const RENEWAL_REWARD: &str = "renewal-reward";
 
+/// The name of the exact two-level value under Poisson failures (MODELS.md §4;
+/// [`analytic::multilevel::overhead`]).
+pub const EXACT_TWO_LEVEL: &str = "exact-two-level";
+
 /// The closed-form overhead that applies exactly to `point`, with its name: the exact
 /// exponential value for Poisson streams, the renewal-reward recursion for job-level
 /// renewal started new with both phases exposed; none otherwise.
@@ -32,6 +36,30 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
     let job = &point.job;
     if job.on_failure == OnFailure::EndJob {
         return None;
+    }
+    if let Some(two) = &point.two_level {
+        if !point.failures.is_poisson() {
+            return None;
+        }
+        // Exact given the placement, as below: a mixture over the touched domains.
+        let dist = point.failures.touched_distribution()?;
+        let value = dist
+            .iter()
+            .map(|(p, t)| {
+                let (mut level1_per_s, mut level2_per_s) = (0.0, 0.0);
+                for c in crate::failure::Cause::ALL {
+                    let rate = point.failures.cause_rate_per_s(c, t);
+                    if two.level2[c.index()] {
+                        level2_per_s += rate;
+                    } else {
+                        level1_per_s += rate;
+                    }
+                }
+                let rates = analytic::multilevel::Rates { level1_per_s, level2_per_s };
+                p * analytic::multilevel::overhead(job, two, point.interval_s, rates).unwrap_or(f64::NAN)
+            })
+            .sum();
+        return Some((EXACT_TWO_LEVEL, value));
     }
     if point.failures.is_poisson() {
         // Exact given the placement: a mixture over the touched domains for random ones.
@@ -55,9 +83,11 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
 }
 
 /// What Poisson failures at the point's job MTBF would give (the exact exponential
-/// finite-work overhead): the reference that Young and Daly assume.
+/// finite-work overhead): the reference that Young and Daly assume. NaN (no value) with
+/// two-level checkpoints, whose cost depends on how the rate splits between the levels.
 pub fn poisson_overhead(point: &Point) -> f64 {
     match point.job.on_failure {
+        _ if point.two_level.is_some() => f64::NAN,
         OnFailure::Restart => analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s()),
         OnFailure::EndJob => f64::NAN,
     }
@@ -95,8 +125,26 @@ fn writes_share(point: &Point) -> Option<f64> {
         return None;
     }
     let layout = crate::policy::ChunkLayout::new(job.work_s, point.interval_s);
+    if point.two_level.is_some() {
+        // Two levels: writes are done again after a level-2 rollback, so the share is random.
+        return None;
+    }
     let skipped = (job.final_checkpoint == crate::engine::FinalCheckpoint::Skipped) as u64;
     Some((layout.count - skipped) as f64 * job.checkpoint_s / job.work_s)
+}
+
+/// The simulated share of the overhead spent writing checkpoints at `point`: the completed
+/// writes' time over the work, per replication. With two-level checkpoints (writes of two
+/// costs, done again after a rollback) it is what the failures' parts leave of the overhead:
+/// wall = W + writes + lost + recovery.
+fn simulated_writes_share(point: &Point, s: &Summary) -> f64 {
+    match &point.two_level {
+        None => s.per_replication(s.totals.checkpoints) * point.job.checkpoint_s / point.job.work_s,
+        Some(_) => {
+            let n = s.replications() as f64;
+            s.overhead.estimate().mean - (s.lost_s.value() + s.recovery_s.value()) / n / point.job.work_s
+        }
+    }
 }
 
 /// The exact expected overhead of each of `causes` at `point` (their shares of
@@ -446,7 +494,6 @@ impl<'a> Report<'a> {
             return Vec::new();
         }
         let n = s.replications() as f64;
-        let work_s = point.job.work_s;
         let total = s.overhead.estimate().mean;
         let adds_up = parts_add_up(point);
         let part = |cause: &str,
@@ -470,7 +517,7 @@ impl<'a> Report<'a> {
             m.insert("model_z".into(), z.map_or(Value::Null, finite_or_null));
             m
         };
-        let writes = s.per_replication(s.totals.checkpoints) * point.job.checkpoint_s / work_s;
+        let writes = simulated_writes_share(point, s);
         let mut parts =
             vec![part(WRITES, Value::Null, Value::Null, Value::Null, writes, None, writes_share(point), None)];
         for (k, c) in s.causes.iter().enumerate() {
@@ -570,7 +617,7 @@ impl<'a> Report<'a> {
             let mut row = vec![p.index.to_string()];
             row.extend(p.labels.iter().cloned());
             row.push(if p.interval_s.is_finite() { intervals[i].clone() } else { "none".into() });
-            let writes = s.per_replication(s.totals.checkpoints) * p.job.checkpoint_s / p.job.work_s;
+            let writes = simulated_writes_share(p, s);
             row.push(format!("{writes:.5}"));
             for c in &s.causes {
                 let o = c.overhead.estimate();

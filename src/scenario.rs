@@ -436,6 +436,77 @@ struct RawJob {
     failures_during_restart: Option<bool>,
     on_failure: Option<OnFailureName>,
     placement: Option<PlacementName>,
+    level2: Option<RawLevel2>,
+}
+
+/// `[job.level2]`: two-level checkpointing (MODELS.md §4).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLevel2 {
+    checkpoint: DurationS,
+    restart: DurationS,
+    #[serde(deserialize_with = "whole_number::<_, 1>")]
+    every: Option<u64>,
+    causes: Option<Vec<CauseName>>,
+}
+
+/// A cause's name in `job.level2.causes`: the scenario tables' names, as the outputs give
+/// them ([`crate::failure::Cause::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum CauseName {
+    Nodes,
+    Rack,
+    Switch,
+    Power,
+    System,
+    Random,
+    Burst,
+}
+
+impl CauseName {
+    fn cause(self) -> crate::failure::Cause {
+        use crate::failure::Cause;
+        match self {
+            CauseName::Nodes => Cause::Nodes,
+            CauseName::Rack => Cause::Rack,
+            CauseName::Switch => Cause::Switch,
+            CauseName::Power => Cause::Power,
+            CauseName::System => Cause::System,
+            CauseName::Random => Cause::Random,
+            CauseName::Burst => Cause::Burst,
+        }
+    }
+}
+
+/// The most chunks a point with `[job.level2]` may have: its replications are played chunk by
+/// chunk (the per-segment path), not failure by failure.
+pub const MAX_TWO_LEVEL_CHUNKS: f64 = 1e7;
+
+/// `[job.level2]` resolved, for `job` (whose checkpoint and restart are level 1's).
+fn resolve_level2(raw: &RawLevel2) -> std::result::Result<crate::engine::TwoLevel, FieldError> {
+    let every = raw.every.ok_or_else(|| {
+        field("job.level2.every", "missing: accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one)")
+    })?;
+    if every == 0 {
+        return Err(field("job.level2.every", "0 is out of range: accepted is an integer ≥ 1"));
+    }
+    let level2 = match &raw.causes {
+        None => crate::engine::TwoLevel::ALL_BUT_NODES,
+        Some(names) => {
+            let mut set = [false; crate::failure::Cause::COUNT];
+            for n in names {
+                set[n.cause().index()] = true;
+            }
+            set
+        }
+    };
+    Ok(crate::engine::TwoLevel {
+        every,
+        checkpoint_s: duration_at_least("job.level2.checkpoint", &raw.checkpoint, false)?,
+        restart_s: duration_at_least("job.level2.restart", &raw.restart, false)?,
+        level2,
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -743,6 +814,9 @@ pub struct Point {
     /// The resolved checkpoint interval (s of compute between checkpoints); infinite for
     /// `none`.
     pub interval_s: f64,
+    /// Two-level checkpointing (`[job.level2]`), where given: the job's checkpoint and restart
+    /// are then level 1's.
+    pub two_level: Option<crate::engine::TwoLevel>,
 }
 
 /// A validated scenario: its run settings and its sweep points.
@@ -1428,6 +1502,7 @@ fn names_of(key: &str) -> Option<&'static [&'static str]> {
         "end" => field_names::<TraceEndName>(),
         "malformed" => field_names::<MalformedName>(),
         "rate" => field_names::<RateBasis>(),
+        "causes" => field_names::<CauseName>(),
         _ => return None,
     })
 }
@@ -1652,6 +1727,7 @@ fn resolve_point(
         },
     };
     check_job_scales(&job)?;
+    let two_level = j.level2.as_ref().map(resolve_level2).transpose()?;
     let nodes = j.nodes.unwrap_or(1);
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
@@ -1734,7 +1810,33 @@ fn resolve_point(
             ),
         ));
     }
-    Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s })
+    if two_level.is_some() {
+        if !matches!(rule, IntervalRule::Fixed(_) | IntervalRule::None) {
+            return Err(field(
+                "policy.interval",
+                format!(
+                    "\"{}\" is a single-level rule: with [job.level2] accepted is a duration (the compute between two \
+                     checkpoints of any level) or \"none\"; `ckptsim formulas` does not give the two-level optimum, \
+                     MODELS.md §4 does: P*(n)/n",
+                    rule.name()
+                ),
+            ));
+        }
+        if chunks > MAX_TWO_LEVEL_CHUNKS {
+            return Err(field(
+                "policy.interval",
+                format!(
+                    "{} s cuts job.work = {} s into {} chunks: with [job.level2] accepted is at most \
+                     {MAX_TWO_LEVEL_CHUNKS:e} chunks (played one by one), an interval ≥ {} s",
+                    shown_number(interval_s),
+                    shown_number(job.work_s),
+                    shown_number(chunks),
+                    shown_number(job.work_s / MAX_TWO_LEVEL_CHUNKS)
+                ),
+            ));
+        }
+    }
+    Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s, two_level })
 }
 
 /// The longest of a job's durations (work, checkpoint, restart, downtime) that is accepted

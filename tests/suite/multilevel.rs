@@ -178,3 +178,114 @@ impl FailureStream for MarkedList {
         Failure { time_s, scope: if level2 { FailureScope::Domain(Level::System) } else { FailureScope::Job } }
     }
 }
+
+/// `[job.level2]` in a scenario, end to end through the runner (the shared-stream tapes
+/// included): every point's simulated overhead within [`Z_MAX`] SE of the exact two-level
+/// value, under both exposure switches and downtime; the split by cause adds up.
+#[test]
+fn a_two_level_scenario_runs_against_its_closed_form() {
+    for sets in [
+        &[][..],
+        &["job.failures_during_checkpoint=false", "job.downtime=1 min"][..],
+        &["job.failures_during_restart=false", "job.level2.causes=[\"system\", \"nodes\"]"][..],
+    ] {
+        let sc = super::load("scenarios/two-level.toml", sets);
+        let result = super::simulate(&sc, 4000, 3);
+        for (p, s) in sc.points.iter().zip(&result.summaries) {
+            let (name, model) = ckptsim::report::model_overhead(p).expect("Poisson: a closed form");
+            assert_eq!(name, ckptsim::report::EXACT_TWO_LEVEL);
+            let e = s.overhead.estimate();
+            let z = (e.mean - model) / e.se;
+            assert!(z.abs() < Z_MAX, "{sets:?} point {}: {} ± {} (SE) vs {model}, z = {z:.2}", p.index, e.mean, e.se);
+            // The failures' parts: lost and recovery by cause add up to the totals.
+            let lost: f64 = s.causes.iter().map(|c| c.lost_s.value()).sum();
+            assert!((lost - s.lost_s.value()).abs() <= 1e-9 * s.lost_s.value(), "{sets:?} point {}", p.index);
+        }
+    }
+}
+
+/// The same scenario's outputs are byte-identical for 1 and 2 threads and for merged shards.
+#[test]
+fn a_two_level_scenario_is_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |dir: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["run", "scenarios/two-level.toml", "--reps", "301", "--out", dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = super::ckptsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let read = |dir: &std::path::Path| {
+        ["two-level.csv", "two-level.json", "two-level-causes.csv"].map(|f| std::fs::read(dir.join(f)).unwrap())
+    };
+    let (one, two, shards, merged) =
+        (tmp.path().join("1"), tmp.path().join("2"), tmp.path().join("s"), tmp.path().join("m"));
+    run(&one, &["--threads", "1"]);
+    run(&two, &["--threads", "2"]);
+    assert!(read(&one) == read(&two), "threads 1 and 2 differ");
+    let mut files = vec![];
+    for i in 0..2 {
+        run(&shards, &["--shard", &format!("{i}/2")]);
+        files.push(shards.join(format!("two-level.shard-{i}-of-2.json")).to_str().unwrap().to_string());
+    }
+    let mut args = vec!["merge", "--out", merged.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    let o = super::ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(read(&merged) == read(&one), "merged shards differ from one run");
+}
+
+/// Bad `[job.level2]` input exits 2 naming the key and what is accepted; `optimize`, which
+/// searches single-level intervals, refuses a two-level scenario.
+#[test]
+fn bad_two_level_input_is_refused() {
+    let cases: [(&str, &str); 7] = [
+        ("job.level2.every=0", "accepted is an integer ≥ 1"),
+        ("job.level2.every=1.5", "accepted is an integer ≥ 1"),
+        ("job.level2.checkpoint=-1 s", "job.level2.checkpoint"),
+        ("job.level2.restart=5", "job.level2.restart"),
+        ("job.level2.causes=[\"racks\"]", "expected one of `nodes`, `rack`"),
+        ("job.level2.often=2", "unknown field `often`"),
+        ("policy.interval=young", "with [job.level2] accepted is a duration"),
+    ];
+    for (set, expected) in cases {
+        let o = super::ckptsim(&[
+            "run",
+            "scenarios/two-level.toml",
+            "--reps",
+            "2",
+            "--out",
+            "/nonexistent/x",
+            "--set",
+            set,
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{set}: {err}");
+        assert!(err.contains(expected), "{set}: {expected:?} missing in {err}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = super::ckptsim(&[
+        "run",
+        "scenarios/two-level.toml",
+        "--reps",
+        "2",
+        "--out",
+        out,
+        "--set",
+        "policy.interval=1 ms",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("at most 1e7 chunks"), "{err}");
+    let o = super::ckptsim(&[
+        "optimize",
+        "scenarios/two-level.toml",
+        "--reps",
+        "10",
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("[job.level2]: optimize searches a single-level interval"), "{err}");
+}
