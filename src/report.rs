@@ -112,6 +112,14 @@ const END_JOB_PARTS: &str = "; where the job restarts until its work is done the
 /// a plot of about 6,000 px); a larger sweep has its split in the CSV and tables only.
 pub const MAX_CAUSE_BARS: usize = 200;
 
+/// The tables' column of [`poisson_overhead`], where it shows ([`Report::shows_poisson`]).
+const POISSON_COLUMN: &str = "Poisson";
+
+/// The tables' note on [`POISSON_COLUMN`].
+const POISSON_FOOTER: &str = "  Poisson: the exact overhead of exponential failures at the same job MTBF (Daly 2006; \
+     `poisson_overhead` in the CSV and JSON), the reference Young and Daly assume: the simulated mean minus it is \
+     what this failure model adds or saves.\n";
+
 /// The name of the first part of the overhead by cause: the time spent writing checkpoints
 /// (not a failure's cost).
 pub const WRITES: &str = "writes";
@@ -218,10 +226,12 @@ impl<'a> Report<'a> {
             "95% CI".into(),
             "model".into(),
             "z".into(),
-            format!("wall p50 ({p50_unit})"),
-            format!("wall p95 ({p95_unit})"),
-            "failures".into(),
         ]);
+        let poisson = self.shows_poisson();
+        if poisson {
+            head.push(POISSON_COLUMN.into());
+        }
+        head.extend([format!("wall p50 ({p50_unit})"), format!("wall p95 ({p95_unit})"), "failures".into()]);
         let baseline = self.scenario.run.baseline.point();
         if let Some(b) = baseline {
             head.extend([format!("Δ overhead vs {b}"), "Δ 95% CI".into()]);
@@ -249,10 +259,11 @@ impl<'a> Report<'a> {
                 format!("[{:.5}, {:.5}]", o.ci_low(), o.ci_high()),
                 model,
                 z,
-                p50s[i].clone(),
-                p95s[i].clone(),
-                format!("{:.2}", s.per_replication(s.totals.failures)),
             ]);
+            if poisson {
+                cells.push(self.poisson_cell(i));
+            }
+            cells.extend([p50s[i].clone(), p95s[i].clone(), format!("{:.2}", s.per_replication(s.totals.failures))]);
             if let Some(b) = baseline {
                 let d = s.overhead_diff.estimate();
                 if i == b {
@@ -479,6 +490,19 @@ impl<'a> Report<'a> {
         m
     }
 
+    /// Whether the tables show the [`POISSON_COLUMN`]: where some point has no closed form of
+    /// its own but a Poisson reference (a non-exponential law, a replayed log), the comparison
+    /// a study of Young and Daly under other failures is about.
+    fn shows_poisson(&self) -> bool {
+        self.models.iter().zip(&self.poisson).any(|(m, p)| m.is_none() && p.is_finite())
+    }
+
+    /// Point `i`'s [`POISSON_COLUMN`] cell: empty where there is no Poisson reference.
+    fn poisson_cell(&self, i: usize) -> String {
+        let p = self.poisson[i];
+        if p.is_finite() { format!("{p:.5}") } else { String::new() }
+    }
+
     /// Whether the run splits its overhead by cause ([`Scenario::causes`]).
     pub fn has_causes(&self) -> bool {
         !self.causes.is_empty()
@@ -658,10 +682,12 @@ impl<'a> Report<'a> {
             "overhead mean ± 95% CI".into(),
             "model".into(),
             "z".into(),
-            format!("wall p50 ({p50_unit})"),
-            format!("wall p95 ({p95_unit})"),
-            "failures".into(),
         ]);
+        let poisson = self.shows_poisson();
+        if poisson {
+            header.push(POISSON_COLUMN.into());
+        }
+        header.extend([format!("wall p50 ({p50_unit})"), format!("wall p95 ({p95_unit})"), "failures".into()]);
         let baseline = scenario.run.baseline.point();
         if let Some(b) = baseline {
             header.push(format!("Δ overhead vs {b} ± 95% CI"));
@@ -678,15 +704,11 @@ impl<'a> Report<'a> {
                 None => (String::new(), String::new()),
             };
             without_z |= z == "—";
-            row.extend([
-                intervals[i].clone(),
-                format!("{:.5} ± {:.5}", o.mean, o.half_width),
-                model,
-                z,
-                p50s[i].clone(),
-                p95s[i].clone(),
-                format!("{:.2}", s.per_replication(s.totals.failures)),
-            ]);
+            row.extend([intervals[i].clone(), format!("{:.5} ± {:.5}", o.mean, o.half_width), model, z]);
+            if poisson {
+                row.push(self.poisson_cell(i));
+            }
+            row.extend([p50s[i].clone(), p95s[i].clone(), format!("{:.2}", s.per_replication(s.totals.failures))]);
             if let Some(b) = baseline {
                 let d = s.overhead_diff.estimate();
                 row.push(if i == b { "baseline".into() } else { format!("{:+.5} ± {:.5}", d.mean, d.half_width) });
@@ -720,12 +742,12 @@ impl<'a> Report<'a> {
         out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
         if self.models.iter().all(Option::is_none) {
             // No z to read: the line about z would only puzzle (its columns are empty).
-            out.push_str(
-                "\n  model, z: no closed form applies exactly to these points' failure model; `poisson_overhead` \
-                 in the CSV and JSON is what exponential failures at the same job MTBF give (Daly).\n",
-            );
+            out.push_str("\n  model, z: no closed form applies exactly to these points' failure model.\n");
         } else {
             out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+        }
+        if poisson {
+            out.push_str(POISSON_FOOTER);
         }
         if let Some(b) = baseline {
             out.push_str(&format!(

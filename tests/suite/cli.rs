@@ -556,6 +556,19 @@ fn a_table_without_a_closed_form_says_so() {
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(stdout.contains("no closed form applies exactly") && stdout.contains("poisson_overhead"), "{stdout}");
     assert!(!stdout.contains("z = (simulated"), "{stdout}");
+    // The Poisson reference is a column of its own, the CSV's `poisson_overhead` to 5 decimals.
+    let header = stdout.lines().find(|l| l.trim_start().starts_with("point")).unwrap();
+    assert!(header.contains(" Poisson "), "{header}");
+    let csv = std::fs::read_to_string(tmp.path().join("weibull-platform.csv")).unwrap();
+    let mut lines = csv.lines();
+    let cols: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = cols.iter().position(|c| *c == "poisson_overhead").unwrap();
+    let first: f64 = lines.next().unwrap().split(',').nth(at).unwrap().parse().unwrap();
+    assert!(stdout.contains(&format!("{first:.5}")), "{first}: {stdout}");
+    // Where every point has a closed form, the column would repeat it: not shown.
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", tmp.path().to_str().unwrap()]);
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(!stdout.contains(" Poisson "), "{stdout}");
 }
 
 /// The table's header names the failure model the scenario's keys built, defaults included
