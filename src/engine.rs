@@ -370,7 +370,8 @@ pub enum CheckpointLevel {
 /// `restart_s` = R₂ instead of the job's R = R₁. Every duration in seconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TwoLevel {
-    /// n ≥ 1: checkpoints n, 2n, 3n, … (and the final one) are level-2 ones.
+    /// n ≥ 1: checkpoints n, 2n, 3n, … (and the final one) are level-2 ones (0 is taken
+    /// as 1; scenario files refuse it).
     pub every: u64,
     /// Level-2 write cost C₂ (s). ≥ 0.
     pub checkpoint_s: f64,

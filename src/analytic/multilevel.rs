@@ -31,7 +31,7 @@ impl Rates {
 /// ending with a level-2 write: `H(P,n) = ((n−1)C₁ + C₂)/P + λ₁P/(2n) + λ₂P/2 + λ₁R₁ + λ₂R₂`,
 /// with C₁, R₁ the job's checkpoint and restart and C₂, R₂ those of `two`; `period_s` = P (s).
 pub fn first_order_waste(job: &Job, two: &TwoLevel, period_s: f64, rates: Rates) -> f64 {
-    let n = two.every as f64;
+    let n = two.every.max(1) as f64;
     let (l1, l2) = (rates.level1_per_s, rates.level2_per_s);
     ((n - 1.0) * job.checkpoint_s + two.checkpoint_s) / period_s
         + l1 * period_s / (2.0 * n)
@@ -43,13 +43,14 @@ pub fn first_order_waste(job: &Job, two: &TwoLevel, period_s: f64, rates: Rates)
 /// The period P*(n) (s) that minimises [`first_order_waste`] for n = `two.every` (MODELS.md
 /// §4): `√(2((n−1)C₁ + C₂)/(λ₁/n + λ₂))`. The chunk interval is P*(n)/n.
 pub fn first_order_period_s(job: &Job, two: &TwoLevel, rates: Rates) -> f64 {
-    let n = two.every as f64;
+    let n = two.every.max(1) as f64;
     (2.0 * ((n - 1.0) * job.checkpoint_s + two.checkpoint_s) / (rates.level1_per_s / n + rates.level2_per_s)).sqrt()
 }
 
 /// The count n* (level-1 checkpoints per level-2 one, as a real number ≥ 0) that minimises
 /// the first-order waste at its optimum period (MODELS.md §4): `√(λ₁(C₂ − C₁)/(λ₂C₁))`.
-/// Infinite where λ₂ = 0 or C₁ = 0; NaN where C₂ < C₁.
+/// Infinite where λ₂ = 0 or C₁ = 0 with λ₁(C₂ − C₁) > 0; NaN where C₂ < C₁, or where both
+/// numerator and denominator vanish (λ₂ = 0 and C₂ = C₁).
 pub fn first_order_every(job: &Job, two: &TwoLevel, rates: Rates) -> f64 {
     (rates.level1_per_s * (two.checkpoint_s - job.checkpoint_s) / (rates.level2_per_s * job.checkpoint_s)).sqrt()
 }
