@@ -39,7 +39,8 @@ pub enum FailureScope {
 /// (`<name>-causes.csv`): the [`FailureScope`] of the event, with domain events by level.
 /// The names are those of the scenario tables that give each source (`[failures]`,
 /// `[failures.rack]`, …, `[failures.random]`, `[failures.burst]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Cause {
     /// The job's own nodes, or the job as a whole (`[failures]`): [`FailureScope::Job`].
     Nodes,

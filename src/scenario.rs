@@ -447,36 +447,7 @@ struct RawLevel2 {
     restart: DurationS,
     #[serde(deserialize_with = "whole_number::<_, 1>")]
     every: Option<u64>,
-    causes: Option<Vec<CauseName>>,
-}
-
-/// A cause's name in `job.level2.causes`: the scenario tables' names, as the outputs give
-/// them ([`crate::failure::Cause::name`]).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum CauseName {
-    Nodes,
-    Rack,
-    Switch,
-    Power,
-    System,
-    Random,
-    Burst,
-}
-
-impl CauseName {
-    fn cause(self) -> crate::failure::Cause {
-        use crate::failure::Cause;
-        match self {
-            CauseName::Nodes => Cause::Nodes,
-            CauseName::Rack => Cause::Rack,
-            CauseName::Switch => Cause::Switch,
-            CauseName::Power => Cause::Power,
-            CauseName::System => Cause::System,
-            CauseName::Random => Cause::Random,
-            CauseName::Burst => Cause::Burst,
-        }
-    }
+    causes: Option<Vec<crate::failure::Cause>>,
 }
 
 /// The most chunks a point with `[job.level2]` may have: its replications are played chunk by
@@ -495,8 +466,8 @@ fn resolve_level2(raw: &RawLevel2) -> std::result::Result<crate::engine::TwoLeve
         None => crate::engine::TwoLevel::ALL_BUT_NODES,
         Some(names) => {
             let mut set = [false; crate::failure::Cause::COUNT];
-            for n in names {
-                set[n.cause().index()] = true;
+            for c in names {
+                set[c.index()] = true;
             }
             set
         }
@@ -1502,7 +1473,7 @@ fn names_of(key: &str) -> Option<&'static [&'static str]> {
         "end" => field_names::<TraceEndName>(),
         "malformed" => field_names::<MalformedName>(),
         "rate" => field_names::<RateBasis>(),
-        "causes" => field_names::<CauseName>(),
+        "causes" => field_names::<crate::failure::Cause>(),
         _ => return None,
     })
 }

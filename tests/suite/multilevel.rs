@@ -42,6 +42,13 @@ impl FailureStream for TwoRates {
     }
 }
 
+/// Asserts the sample mean of `m` within [`Z_MAX`] of its SE from `exact`.
+fn agrees(m: &Moments, exact: f64, what: &str) {
+    let e = m.estimate();
+    let z = (e.mean - exact) / e.se;
+    assert!(z.abs() < Z_MAX, "{what}: simulated {} ± {} (SE), exact {exact}, z = {z:.2}", e.mean, e.se);
+}
+
 fn job(checkpoint: Exposure, restart: Exposure, downtime_s: f64) -> Job {
     Job {
         work_s: 2e5,
@@ -80,14 +87,7 @@ fn the_two_level_path_agrees_with_the_exact_value() {
                 let rec = engine::play_two_level(&j, &two, &layout, &mut stream, Limits::default()).unwrap();
                 m.add(rec.wall_s / j.work_s - 1.0);
             }
-            let e = m.estimate();
-            let z = (e.mean - exact) / e.se;
-            assert!(
-                z.abs() < Z_MAX,
-                "{ce:?} {re:?} D={d} n={every} T={interval_s}: simulated {} ± {} (SE), exact {exact}, z = {z:.2}",
-                e.mean,
-                e.se
-            );
+            agrees(&m, exact, &format!("{ce:?} {re:?} D={d} n={every} T={interval_s}"));
         }
     }
 }
@@ -115,14 +115,7 @@ fn a_recovery_struck_by_level_two_failures_agrees_with_the_exact_value() {
             let mut stream = TwoRates::new(rates, rep + 7_000_000);
             m.add(engine::play_two_level(&j, &two, &layout, &mut stream, Limits::default()).unwrap().wall_s);
         }
-        let e = m.estimate();
-        let z = (e.mean - exact) / e.se;
-        assert!(
-            z.abs() < Z_MAX,
-            "T = {interval_s}: simulated {} ± {} s (SE), exact {exact} s, z = {z:.2}",
-            e.mean,
-            e.se
-        );
+        agrees(&m, exact, &format!("wall time (s), T = {interval_s}"));
     }
 }
 
