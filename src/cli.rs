@@ -274,18 +274,15 @@ pub struct MergeArgs {
 
 /// Arguments of `ckptsim formulas`.
 #[derive(Debug, clap::Args)]
+// One of the three ways to give the failure rate is required: a missing one names all three.
+#[command(group(clap::ArgGroup::new("failure_rate").required(true).args(["mtbf", "rate", "node_mtbf"])))]
 pub struct FormulasArgs {
     /// Checkpoint write cost δ, with a unit ("120s", "5 min").
     #[arg(long, allow_hyphen_values = true)]
     pub checkpoint: String,
     /// The job's MTBF M, with a unit ("3.1h"): of the whole job, not of one node (n nodes that
     /// each fail every m hours give M = m/n); or give --rate, or --node-mtbf and --nodes.
-    #[arg(
-        long,
-        required_unless_present_any = ["rate", "node_mtbf"],
-        conflicts_with_all = ["rate", "node_mtbf"],
-        allow_hyphen_values = true
-    )]
+    #[arg(long, conflicts_with_all = ["rate", "node_mtbf"], allow_hyphen_values = true)]
     pub mtbf: Option<String>,
     /// The job's failure rate λ = 1/M, per unit of time ("8.329e-6/s", "0.02/h"): of the whole
     /// job (n nodes that each fail at rate r give λ = n·r).

@@ -2173,7 +2173,10 @@ fn resolve_trace(
     if nodes > system_nodes {
         return Err(field(
             "job.nodes",
-            format!("{nodes} nodes do not fit: system {name} of the log has {system_nodes} nodes"),
+            format!(
+                "{nodes} nodes do not fit: system {name} of the log has {system_nodes} node{}",
+                if system_nodes == 1 { "" } else { "s" }
+            ),
         ));
     }
     let placement = match placement {

@@ -195,3 +195,14 @@ fn finite_work_beyond_the_chunk_limit_is_left_out() {
         assert!(row["wall_mean_s"].as_f64().unwrap() > 500.0 * 3600.0, "{row}");
     }
 }
+
+/// Without a failure rate, the error names all three ways to give one (it named `--mtbf` only).
+#[test]
+fn a_missing_failure_rate_names_every_way_to_give_one() {
+    let o = ckptsim(&["formulas", "--checkpoint", "2min"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for flag in ["--mtbf", "--rate", "--node-mtbf"] {
+        assert!(err.contains(flag), "{flag} missing: {err}");
+    }
+}
