@@ -385,7 +385,11 @@ impl TwoLevel {
     /// Level 2 for every cause but the job's own nodes (`[failures]`): a node's loss is
     /// survived by its partner's copy, a rack, switch, power or system event, a k-of-N event
     /// or a burst child is not.
-    pub const ALL_BUT_NODES: [bool; Cause::COUNT] = [false, true, true, true, true, true, true];
+    pub const ALL_BUT_NODES: [bool; Cause::COUNT] = {
+        let mut set = [true; Cause::COUNT];
+        set[Cause::Nodes as usize] = false;
+        set
+    };
 
     /// The level of a failure of `cause`.
     #[inline(always)]
