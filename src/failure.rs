@@ -695,6 +695,36 @@ impl Failures {
         }
     }
 
+    /// The job's failure rate (1/s) from each cause, indexed by [`Cause::index`], in
+    /// expectation over the placement and in equilibrium (MODELS.md §3): λ_nodes, E\[g_ℓ\]/μ_ℓ
+    /// for each domain level, p_hit/μ_k for k-of-N events, and for burst children the rest of
+    /// λ = (Σ base rates)/(1 − n), i.e. (Σ base rates)·n/(1 − n). They add up to
+    /// 1/[`Self::mtbf_s`] (to rounding). E\[g_ℓ\] is taken from the touched-rack distribution
+    /// where there is one, else from [`topology::expected_touched_domains`], as in `mtbf_s`.
+    pub fn expected_cause_rates_per_s(&self) -> [f64; Cause::COUNT] {
+        let dist = self.touched_distribution();
+        let expected = |level: Level| -> f64 {
+            match (&dist, &self.topology) {
+                (Some(d), _) => d.iter().map(|(p, t)| p * t.of(level) as f64).sum(),
+                (None, Some(topo)) => topo
+                    .racks_per(level)
+                    .map_or(0.0, |per| topology::expected_touched_domains(topo, per, self.job_nodes)),
+                (None, None) => 0.0,
+            }
+        };
+        let mut rates = [0.0; Cause::COUNT];
+        rates[Cause::Nodes.index()] = 1.0 / self.base.mtbf_s();
+        for d in &self.domains {
+            rates[Cause::of(FailureScope::Domain(d.level)).index()] += expected(d.level) / d.law.mean_s();
+        }
+        rates[Cause::Random.index()] = self.random.as_ref().map_or(0.0, |r| self.random_hit() / r.law.mean_s());
+        let base: f64 = rates.iter().sum();
+        if let Some(b) = self.burst {
+            rates[Cause::Burst.index()] = base * b.branching / (1.0 - b.branching);
+        }
+        rates
+    }
+
     /// The causes the job's failures come from, in [`Cause`] order: its nodes, each domain
     /// level, the k-of-N events, and burst children where bursts branch. A level whose domains
     /// hold none of the job's nodes in some placement is listed all the same (random

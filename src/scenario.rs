@@ -1744,7 +1744,10 @@ fn resolve_point(
         RateBasis::Failures => mtbf_s,
         RateBasis::Clusters => mtbf_s / (1.0 - failures.burst.map_or(0.0, |b| b.branching)),
     };
-    let base_s = interval_of(rule, &job, rule_mtbf_s)?;
+    let base_s = match &two_level {
+        Some(two) => two_level_interval_of(rule, &job, two, &failures, rate)?,
+        None => interval_of(rule, &job, rule_mtbf_s)?,
+    };
     let interval_s = base_s * factor;
     if interval_s <= 0.0 || interval_s.is_nan() {
         return Err(field(
@@ -1781,31 +1784,18 @@ fn resolve_point(
             ),
         ));
     }
-    if two_level.is_some() {
-        if !matches!(rule, IntervalRule::Fixed(_) | IntervalRule::None) {
-            return Err(field(
-                "policy.interval",
-                format!(
-                    "\"{}\" is a single-level rule: with [job.level2] accepted is a duration (the compute between two \
-                     checkpoints of any level) or \"none\"; `ckptsim formulas` does not give the two-level optimum, \
-                     MODELS.md §4 does: P*(n)/n",
-                    rule.name()
-                ),
-            ));
-        }
-        if chunks > MAX_TWO_LEVEL_CHUNKS {
-            return Err(field(
-                "policy.interval",
-                format!(
-                    "{} s cuts job.work = {} s into {} chunks: with [job.level2] accepted is at most \
-                     {MAX_TWO_LEVEL_CHUNKS:e} chunks (played one by one), an interval ≥ {} s",
-                    shown_number(interval_s),
-                    shown_number(job.work_s),
-                    shown_number(chunks),
-                    shown_number(job.work_s / MAX_TWO_LEVEL_CHUNKS)
-                ),
-            ));
-        }
+    if two_level.is_some() && chunks > MAX_TWO_LEVEL_CHUNKS {
+        return Err(field(
+            "policy.interval",
+            format!(
+                "{} s cuts job.work = {} s into {} chunks: with [job.level2] accepted is at most \
+                 {MAX_TWO_LEVEL_CHUNKS:e} chunks (played one by one), an interval ≥ {} s",
+                shown_number(interval_s),
+                shown_number(job.work_s),
+                shown_number(chunks),
+                shown_number(job.work_s / MAX_TWO_LEVEL_CHUNKS)
+            ),
+        ));
     }
     Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s, two_level })
 }
@@ -2414,6 +2404,72 @@ fn interval_of(rule: IntervalRule, job: &Job, mtbf_s: f64) -> std::result::Resul
         IntervalRule::Fixed(s) => {
             return Err(field("policy.interval", format!("{s} s is out of range: accepted is a duration > 0")));
         }
+    })
+}
+
+/// The two failure rates (1/s) of two-level checkpointing `two` under `failures`: each
+/// cause's expected rate ([`Failures::expected_cause_rates_per_s`]) goes to the level that
+/// `two` gives it; with `policy.rate = "clusters"` burst children are left out, as they are
+/// from the single-level rules' MTBF.
+pub fn two_level_rates(
+    failures: &Failures,
+    two: &crate::engine::TwoLevel,
+    basis: RateBasis,
+) -> analytic::multilevel::Rates {
+    let mut rates = analytic::multilevel::Rates { level1_per_s: 0.0, level2_per_s: 0.0 };
+    for (cause, rate) in crate::failure::Cause::ALL.into_iter().zip(failures.expected_cause_rates_per_s()) {
+        if cause == crate::failure::Cause::Burst && basis == RateBasis::Clusters {
+            continue;
+        }
+        match two.level_of(cause) {
+            crate::engine::CheckpointLevel::One => rates.level1_per_s += rate,
+            crate::engine::CheckpointLevel::Two => rates.level2_per_s += rate,
+        }
+    }
+    rates
+}
+
+/// The interval (s) of `rule` for a job with two-level checkpoints `two` (MODELS.md §4):
+/// "young" is the first-order P*(n)/n, "optimal" the exact optimum of an endless run of
+/// patterns ([`analytic::multilevel::optimal_interval_s`]), both at the rates of
+/// [`two_level_rates`]; the Daly rules have no two-level form.
+fn two_level_interval_of(
+    rule: IntervalRule,
+    job: &Job,
+    two: &crate::engine::TwoLevel,
+    failures: &Failures,
+    basis: RateBasis,
+) -> std::result::Result<f64, FieldError> {
+    let rates = two_level_rates(failures, two, basis);
+    let no_failures = rates.total_per_s() <= 0.0;
+    Ok(match rule {
+        IntervalRule::Fixed(_) | IntervalRule::None => interval_of(rule, job, failures.mtbf_s())?,
+        IntervalRule::Daly | IntervalRule::DalyHighOrder => {
+            return Err(field(
+                "policy.interval",
+                format!(
+                    "\"{}\" is a single-level rule: with [job.level2] accepted is \"young\" (the first-order \
+                     P*(n)/n of MODELS.md §4), \"optimal\" (the exact two-level optimum), a duration (the compute \
+                     between two checkpoints of any level) or \"none\"",
+                    rule.name()
+                ),
+            ));
+        }
+        _ if no_failures => f64::INFINITY,
+        IntervalRule::Young => analytic::multilevel::first_order_period_s(job, two, rates) / two.every.max(1) as f64,
+        IntervalRule::Optimal => analytic::multilevel::optimal_interval_s(job, two, rates).ok_or_else(|| {
+            field(
+                "policy.interval",
+                format!(
+                    "\"optimal\" finds no finite two-level optimum here (job.checkpoint = {} s, job.level2.checkpoint \
+                     = {} s, job.level2.every = {}): the overhead keeps falling as the interval shrinks or grows; \
+                     accepted here is \"young\", a duration or \"none\"",
+                    shown_number(job.checkpoint_s),
+                    shown_number(two.checkpoint_s),
+                    two.every
+                ),
+            )
+        })?,
     })
 }
 

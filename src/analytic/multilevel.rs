@@ -73,68 +73,164 @@ pub fn first_order_every(job: &Job, two: &TwoLevel, rates: Rates) -> f64 {
 /// solved backwards as Eᵢ = αᵢ + βᵢE₁, so E₁ = α₁/(1 − β₁). With n = 1, C₂ = C₁ and R₂ = R₁
 /// (any λ₂), or with λ₂ = 0 and C₂ = C₁, it is the single-level [`super::expected_wall_s`].
 pub fn expected_wall_s(job: &Job, two: &TwoLevel, interval_s: f64, rates: Rates) -> Option<f64> {
-    if job.on_failure == OnFailure::EndJob {
-        return None;
-    }
-    let lambda = rates.total_per_s();
-    if lambda.is_nan() || lambda <= 0.0 {
-        return None;
-    }
-    let (r1, r2) = (rates.level1_per_s / lambda, rates.level2_per_s / lambda);
-    // E[min(X, a)] for X ~ Exp(λ), and the probability that X < a, without cancellation.
-    let fail = |a: f64| -(-lambda * a).exp_m1();
-    let before = |a: f64| fail(a) / lambda;
-    let restart_fail = |r: f64| match job.restart_exposure {
-        Exposure::CanFail => fail(r),
-        Exposure::CannotFail => 0.0,
-    };
-    let restart_time = |r: f64| match job.restart_exposure {
-        Exposure::CanFail => before(r),
-        Exposure::CannotFail => r,
-    };
-    let d = job.downtime_s;
-    let q1 = restart_fail(job.restart_s);
-    // 1 − q written as p, and 1 − q₁λ₁/λ as p₁ + q₁λ₂/λ: no cancellation where q is near 1.
-    let p_of = |r: f64| match job.restart_exposure {
-        Exposure::CanFail => (-lambda * r).exp(),
-        Exposure::CannotFail => 1.0,
-    };
-    let (p1, p2) = (p_of(job.restart_s), p_of(two.restart_s));
-    let t2 = (d + restart_time(two.restart_s)) / p2;
-    let stays = p1 + q1 * r2;
-    let t1 = (d + restart_time(job.restart_s) + q1 * r2 * t2) / stays;
-    let pi = q1 * r2 / stays;
+    let chain = Chain::new(job, two, rates)?;
     let layout = ChunkLayout::new(job.work_s, interval_s);
     let every = two.every.max(1);
     // The chunk k's (from 0) exposed and unexposed lengths.
     let chunk = |k: u64| -> (f64, f64) {
         let compute_s = if k + 1 == layout.count { layout.last_s } else { layout.full_s };
-        let write_s = two.write_s(job, k, layout.count).unwrap_or(0.0);
-        match job.checkpoint_exposure {
+        chain.lengths(compute_s, two.write_s(job, k, layout.count).unwrap_or(0.0))
+    };
+    // Full patterns are alike but for the last, which holds the last chunk.
+    let full_patterns = (layout.count - 1) / every;
+    let one = if full_patterns > 0 { chain.pattern((0..every).map(chunk)) } else { 0.0 };
+    let rest = chain.pattern((full_patterns * every..layout.count).map(chunk));
+    Some(full_patterns as f64 * one + rest)
+}
+
+/// The recovery chain of [`expected_wall_s`] for one job, two levels and rates, and the
+/// backward recursion over a pattern's chunks.
+struct Chain {
+    /// λ (1/s).
+    lambda: f64,
+    /// λ₁/λ and λ₂/λ.
+    r1: f64,
+    r2: f64,
+    /// T₁, T₂: expected recovery from level 1, level 2 (s).
+    t1: f64,
+    t2: f64,
+    /// π: probability that a level-1 recovery ends at level 2.
+    pi: f64,
+    /// Whether writes are exposed (part of an attempt) or not.
+    checkpoint_exposure: Exposure,
+}
+
+impl Chain {
+    /// `None` where the job ends at its first failure or λ is 0 or NaN.
+    fn new(job: &Job, two: &TwoLevel, rates: Rates) -> Option<Chain> {
+        if job.on_failure == OnFailure::EndJob {
+            return None;
+        }
+        let lambda = rates.total_per_s();
+        if lambda.is_nan() || lambda <= 0.0 {
+            return None;
+        }
+        let (r1, r2) = (rates.level1_per_s / lambda, rates.level2_per_s / lambda);
+        let fail = |a: f64| -(-lambda * a).exp_m1();
+        let restart_fail = |r: f64| match job.restart_exposure {
+            Exposure::CanFail => fail(r),
+            Exposure::CannotFail => 0.0,
+        };
+        let restart_time = |r: f64| match job.restart_exposure {
+            Exposure::CanFail => fail(r) / lambda,
+            Exposure::CannotFail => r,
+        };
+        let d = job.downtime_s;
+        let q1 = restart_fail(job.restart_s);
+        // 1 − q written as p, and 1 − q₁λ₁/λ as p₁ + q₁λ₂/λ: no cancellation where q is near 1.
+        let p_of = |r: f64| match job.restart_exposure {
+            Exposure::CanFail => (-lambda * r).exp(),
+            Exposure::CannotFail => 1.0,
+        };
+        let (p1, p2) = (p_of(job.restart_s), p_of(two.restart_s));
+        let t2 = (d + restart_time(two.restart_s)) / p2;
+        let stays = p1 + q1 * r2;
+        let t1 = (d + restart_time(job.restart_s) + q1 * r2 * t2) / stays;
+        let pi = q1 * r2 / stays;
+        Some(Chain { lambda, r1, r2, t1, t2, pi, checkpoint_exposure: job.checkpoint_exposure })
+    }
+
+    /// A chunk of `compute_s` ending with a write of `write_s` (s) as (exposed, unexposed)
+    /// lengths (s).
+    fn lengths(&self, compute_s: f64, write_s: f64) -> (f64, f64) {
+        match self.checkpoint_exposure {
             Exposure::CanFail => (compute_s + write_s, 0.0),
             Exposure::CannotFail => (compute_s, write_s),
         }
-    };
-    // A pattern of chunks [from, to): its expected time.
-    // Kept as γ = 1 − β (γᵢ = pᵢγᵢ₊₁/denᵢ, since denᵢ = pᵢ + qᵢ(λ₁π + λ₂)/λ), and pᵢ as
-    // e^{−λaᵢ}, so a pattern that almost surely fails keeps its digits.
-    let back = r1 * pi + r2;
-    let pattern = |from: u64, to: u64| -> f64 {
+    }
+
+    /// The expected time (s) of a pattern whose chunks have the (exposed, unexposed) lengths
+    /// `chunks`, in order.
+    fn pattern(&self, chunks: impl DoubleEndedIterator<Item = (f64, f64)>) -> f64 {
+        let Chain { lambda, r1, r2, t1, t2, pi, .. } = *self;
+        // E[min(X, a)] for X ~ Exp(λ), and the probability that X < a, without cancellation.
+        let fail = |a: f64| -(-lambda * a).exp_m1();
+        let before = |a: f64| fail(a) / lambda;
+        // Kept as γ = 1 − β (γᵢ = pᵢγᵢ₊₁/denᵢ, since denᵢ = pᵢ + qᵢ(λ₁π + λ₂)/λ), and pᵢ as
+        // e^{−λaᵢ}, so a pattern that almost surely fails keeps its digits.
+        let back = r1 * pi + r2;
         let (mut alpha, mut gamma) = (0.0_f64, 1.0_f64);
-        for k in (from..to).rev() {
-            let (a, b) = chunk(k);
+        for (a, b) in chunks.rev() {
             let (q, p) = (fail(a), (-lambda * a).exp());
             let den = p + q * back;
             alpha = (before(a) + p * b + q * (r1 * t1 + r2 * t2) + p * alpha) / den;
             gamma = p * gamma / den;
         }
         alpha / gamma
-    };
-    // Full patterns are alike but for the last, which holds the last chunk.
-    let full_patterns = (layout.count - 1) / every;
-    let one = if full_patterns > 0 { pattern(0, every) } else { 0.0 };
-    let rest = pattern(full_patterns * every, layout.count);
-    Some(full_patterns as f64 * one + rest)
+    }
+}
+
+/// The exact expected overhead per unit of work of an endless run of patterns (infinite
+/// work), each of n = `two.every` chunks of `interval_s` (s) compute, the first n − 1 ending
+/// with a level-1 write of the job's δ = C₁ and the last with a level-2 write of C₂:
+/// `E[pattern]/(n·T) − 1` from the Markov chain of [`expected_wall_s`] (MODELS.md §4; Moody et
+/// al., SC'10). The two-level counterpart of [`crate::analytic::infinite_work_overhead`]; `None`
+/// where [`expected_wall_s`] has no value.
+pub fn pattern_overhead(job: &Job, two: &TwoLevel, interval_s: f64, rates: Rates) -> Option<f64> {
+    let chain = Chain::new(job, two, rates)?;
+    let every = two.every.max(1);
+    let chunk = |k: u64| chain.lengths(interval_s, if k + 1 == every { two.checkpoint_s } else { job.checkpoint_s });
+    Some(chain.pattern((0..every).map(chunk)) / (every as f64 * interval_s) - 1.0)
+}
+
+/// Log-spaced points per decade of the coarse scan of [`optimal_interval_s`].
+const SCAN_PER_DECADE: u32 = 16;
+/// Decades scanned either side of the first-order interval P*(n)/n.
+const SCAN_DECADES: i32 = 4;
+
+/// The chunk interval T (s) that minimises [`pattern_overhead`] at n = `two.every`: the
+/// exact two-level optimum for infinite work (MODELS.md §4), the counterpart of the
+/// single-level [`crate::analytic::optimal_interval_s`]. Found by a log-spaced scan of four
+/// decades either side of the first-order P*(n)/n ([`first_order_period_s`]), then
+/// golden-section search between the best point's neighbours, to a relative width of 1e-12
+/// (the overhead is flat at its minimum, so T is good to about 1e-8). `None` where there is
+/// no finite optimum in that range: no failures, writes that cost nothing, or an overhead
+/// still falling at the scan's ends.
+pub fn optimal_interval_s(job: &Job, two: &TwoLevel, rates: Rates) -> Option<f64> {
+    let guess_s = first_order_period_s(job, two, rates) / two.every.max(1) as f64;
+    if !(guess_s.is_finite() && guess_s > 0.0) {
+        return None;
+    }
+    let f = |ln_t: f64| pattern_overhead(job, two, ln_t.exp(), rates).unwrap_or(f64::NAN);
+    let step = std::f64::consts::LN_10 / SCAN_PER_DECADE as f64;
+    let points = 2 * SCAN_DECADES * SCAN_PER_DECADE as i32;
+    let at = |i: i32| guess_s.ln() + step * (i - points / 2) as f64;
+    let (mut best, mut best_f) = (0, f64::INFINITY);
+    for i in 0..=points {
+        let v = f(at(i));
+        if v < best_f {
+            (best, best_f) = (i, v);
+        }
+    }
+    if best == 0 || best == points || !best_f.is_finite() {
+        return None;
+    }
+    let (mut lo, mut hi) = (at(best - 1), at(best + 1));
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - g * (hi - lo), lo + g * (hi - lo));
+    let (mut f1, mut f2) = (f(x1), f(x2));
+    while hi - lo > 1e-12 {
+        if f1 <= f2 {
+            (hi, x2, f2) = (x2, x1, f1);
+            x1 = hi - g * (hi - lo);
+            f1 = f(x1);
+        } else {
+            (lo, x1, f1) = (x1, x2, f2);
+            x2 = lo + g * (hi - lo);
+            f2 = f(x2);
+        }
+    }
+    Some((0.5 * (lo + hi)).exp())
 }
 
 /// The exact expected overhead `E[wall]/W − 1` of [`expected_wall_s`].
@@ -220,5 +316,75 @@ mod tests {
         let p = first_order_period_s(&j, &t, rates);
         let h = first_order_waste(&j, &t, p, rates);
         assert!((h - first).abs() < 0.05 * first, "H = {h}, exact {first}");
+    }
+
+    /// How close (relative) the two-level optimum must be to the single-level one where the
+    /// two coincide: both are minimisers of a function flat at its minimum (the overhead is
+    /// good to about 1e-16, so its minimiser to about 1e-8; the single-level one is Newton's).
+    const OPTIMUM_RTOL: f64 = 1e-6;
+
+    #[test]
+    fn one_level_in_disguise_has_the_single_level_pattern_overhead_and_optimum() {
+        let m_s = 11_160.0;
+        let rates = Rates { level1_per_s: 0.25 / m_s, level2_per_s: 0.75 / m_s };
+        for (ce, re) in [(Exposure::CanFail, Exposure::CanFail), (Exposure::CannotFail, Exposure::CannotFail)] {
+            for d in [0.0, 60.0] {
+                let j = job(ce, re, d);
+                let same =
+                    TwoLevel { every: 1, checkpoint_s: j.checkpoint_s, restart_s: j.restart_s, level2: [false; 7] };
+                for t in [50.0, 1636.6, 40_000.0] {
+                    let single = crate::analytic::infinite_work_overhead(&j, t, m_s);
+                    let two = pattern_overhead(&j, &same, t, rates).unwrap();
+                    assert!((two - single).abs() <= SAME_RTOL * single, "{ce:?} D={d} T={t}: {two} vs {single}");
+                }
+                let single = match ce {
+                    Exposure::CanFail => crate::analytic::optimal_interval_s(j.checkpoint_s, m_s),
+                    Exposure::CannotFail => crate::analytic::optimal_interval_unfailing_checkpoint_s(&j, m_s).unwrap(),
+                };
+                let two = optimal_interval_s(&j, &same, rates).unwrap();
+                assert!(((two - single) / single).abs() <= OPTIMUM_RTOL, "{ce:?} D={d}: {two} vs {single}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_exact_optimum_beats_its_neighbours_and_the_first_order_interval() {
+        let j = job(Exposure::CanFail, Exposure::CanFail, 30.0);
+        let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / 43_200.0 };
+        for every in [1, 2, 8, 16, 64] {
+            let two = TwoLevel { every, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
+            let t = optimal_interval_s(&j, &two, rates).unwrap();
+            let at = |t: f64| pattern_overhead(&j, &two, t, rates).unwrap();
+            let best = at(t);
+            for scale in [0.99, 1.01, 0.9, 1.1] {
+                assert!(best <= at(t * scale), "n = {every}: T = {t} loses to {scale}·T");
+            }
+            let first = first_order_period_s(&j, &two, rates) / every as f64;
+            assert!(best <= at(first), "n = {every}: exact {t} vs first order {first}");
+            // The first order is not far off at these rates (it would be a bug if it were).
+            assert!((t / first - 1.0).abs() < 0.25, "n = {every}: {t} vs {first}");
+        }
+        // An endless run of patterns is k whole patterns of finite work, each chunk full and
+        // the last a level-2 one: the same sums as the finite-work chain, which the engine's
+        // tests check.
+        for every in [1, 3, 8] {
+            let two = TwoLevel { every, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
+            let t = 1200.0;
+            let mut finite = j.clone();
+            finite.work_s = 5.0 * every as f64 * t;
+            let whole = overhead(&finite, &two, t, rates).unwrap();
+            let endless = pattern_overhead(&j, &two, t, rates).unwrap();
+            assert!((whole - endless).abs() <= SAME_RTOL * endless, "n = {every}: {whole} vs {endless}");
+        }
+        // No failures at level 2 and level-2 writes dearer than level-1 ones: bigger patterns
+        // are always better, but at a fixed n the optimum is finite.
+        let two = TwoLevel { every: 4, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
+        let only1 = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 0.0 };
+        assert!(optimal_interval_s(&j, &two, only1).is_some());
+        // Writes that cost nothing: no finite optimum.
+        let mut free = j.clone();
+        free.checkpoint_s = 0.0;
+        let two = TwoLevel { every: 4, checkpoint_s: 0.0, restart_s: 900.0, level2: [false; 7] };
+        assert_eq!(optimal_interval_s(&free, &two, rates), None);
     }
 }

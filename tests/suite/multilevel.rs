@@ -276,7 +276,7 @@ fn bad_two_level_input_is_refused() {
         ("job.level2.restart=5", "job.level2.restart"),
         ("job.level2.causes=[\"racks\"]", "expected one of `nodes`, `rack`"),
         ("job.level2.often=2", "unknown field `often`"),
-        ("policy.interval=young", "with [job.level2] accepted is a duration"),
+        ("policy.interval=daly", "\"daly\" is a single-level rule: with [job.level2] accepted is \"young\""),
     ];
     for (set, expected) in cases {
         let o = super::ckptsim(&[
@@ -319,4 +319,52 @@ fn bad_two_level_input_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("[job.level2]: optimize searches a single-level interval"), "{err}");
+}
+
+/// With `[job.level2]`, "young" is MODELS.md §4's first-order P*(n)/n at the job's two rates
+/// (worked out here by hand from the scenario's numbers) and "optimal" the exact optimum of
+/// an endless run of patterns: its closed-form overhead is below that at "young" at every n,
+/// and the simulation agrees with it.
+#[test]
+fn two_level_interval_rules_give_the_first_order_and_the_exact_optimum() {
+    let young = super::load("scenarios/two-level.toml", &["policy.interval=young"]);
+    let optimal = super::load("scenarios/two-level.toml", &["policy.interval=optimal"]);
+    // 128 nodes of MTBF 16 d at level 1; system events every 12 h at level 2.
+    let (l1, l2) = (128.0 / (16.0 * 86_400.0), 1.0 / (12.0 * 3600.0));
+    let (c1, c2) = (20.0, 600.0);
+    let result = super::simulate(&optimal, 4000, 5);
+    for ((y, o), s) in young.points.iter().zip(&optimal.points).zip(&result.summaries) {
+        let n = y.two_level.as_ref().unwrap().every as f64;
+        let by_hand = (2.0 * ((n - 1.0) * c1 + c2) / (l1 / n + l2)).sqrt() / n;
+        assert!((y.interval_s - by_hand).abs() <= 1e-12 * by_hand, "n = {n}: {} vs {by_hand}", y.interval_s);
+        let (_, at_young) = ckptsim::report::model_overhead(y).unwrap();
+        let (_, at_optimal) = ckptsim::report::model_overhead(o).unwrap();
+        assert!(at_optimal < at_young, "n = {n}: optimal {at_optimal} vs young {at_young}");
+        let e = s.overhead.estimate();
+        let z = (e.mean - at_optimal) / e.se;
+        assert!(z.abs() < Z_MAX, "n = {n}: {} ± {} (SE) vs {at_optimal}, z = {z:.2}", e.mean, e.se);
+    }
+}
+
+/// Each cause's expected rate adds up to the job's failure rate 1/MTBF in every example
+/// scenario (placements random and fixed, domains, k-of-N events, bursts).
+#[test]
+fn the_causes_rates_add_up_to_the_job_rate() {
+    const RATE_RTOL: f64 = 1e-12;
+    let mut checked = 0;
+    for entry in std::fs::read_dir(super::root("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        // Scenarios that read ../shared/data are left out where it is absent.
+        let Ok(sc) = ckptsim::scenario::load(&path, &[]) else { continue };
+        for p in &sc.points {
+            let sum: f64 = p.failures.expected_cause_rates_per_s().iter().sum();
+            let rate = 1.0 / p.failures.mtbf_s();
+            assert!((sum - rate).abs() <= RATE_RTOL * rate, "{} point {}: {sum} vs {rate}", path.display(), p.index);
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} points checked");
 }
