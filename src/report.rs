@@ -83,13 +83,21 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
 }
 
 /// What Poisson failures at the point's job MTBF would give (the exact exponential
-/// finite-work overhead): the reference that Young and Daly assume. NaN (no value) with
-/// two-level checkpoints, whose cost depends on how the rate splits between the levels.
+/// finite-work overhead): the reference that Young and Daly assume. With two-level
+/// checkpoints, whose cost depends on how the rate splits between the levels, the exact
+/// two-level value ([`analytic::multilevel::overhead`]) at each level's expected rate
+/// ([`crate::scenario::two_level_rates`], burst children included). NaN (no value) where the
+/// job ends at its first failure.
 pub fn poisson_overhead(point: &Point) -> f64 {
-    match point.job.on_failure {
-        _ if point.two_level.is_some() => f64::NAN,
-        OnFailure::Restart => analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s()),
-        OnFailure::EndJob => f64::NAN,
+    match (point.job.on_failure, &point.two_level) {
+        (OnFailure::EndJob, _) => f64::NAN,
+        (OnFailure::Restart, Some(two)) => {
+            let rates = crate::scenario::two_level_rates(&point.failures, two, crate::scenario::RateBasis::Failures);
+            analytic::multilevel::overhead(&point.job, two, point.interval_s, rates).unwrap_or(f64::NAN)
+        }
+        (OnFailure::Restart, None) => {
+            analytic::finite_work_overhead(&point.job, point.interval_s, point.failures.mtbf_s())
+        }
     }
 }
 
@@ -220,13 +228,12 @@ impl<'a> Report<'a> {
         let (p50_unit, p95_unit) = (&wall_unit, &wall_unit);
         let mut head: Vec<String> = vec!["point".into()];
         head.extend(self.scenario.axes.iter().map(|a| format!("`{}`", a.key)));
-        head.extend([
-            format!("interval ({interval_unit})"),
-            "overhead".into(),
-            "95% CI".into(),
-            "model".into(),
-            "z".into(),
-        ]);
+        head.push(format!("interval ({interval_unit})"));
+        let every = self.shows_every();
+        if every {
+            head.push("n".into());
+        }
+        head.extend(["overhead".into(), "95% CI".into(), "model".into(), "z".into()]);
         let poisson = self.shows_poisson();
         if poisson {
             head.push(POISSON_COLUMN.into());
@@ -237,11 +244,12 @@ impl<'a> Report<'a> {
             head.extend([format!("Δ overhead vs {b}"), "Δ 95% CI".into()]);
         }
         let mut out = format!(
-            "**{}**{}: {} replications per point, seed {}.\n\n| {} |\n|{}|\n",
+            "**{}**{}: {} replications per point, seed {}{}.\n\n| {} |\n|{}|\n",
             self.scenario.name,
             self.scenario.description.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
             self.result.replications,
             self.result.seed,
+            self.level2_summary().map(|l| format!("; {l}")).unwrap_or_default(),
             head.join(" | "),
             head.iter().map(|_| " ---: ").collect::<Vec<_>>().join("|")
         );
@@ -253,13 +261,11 @@ impl<'a> Report<'a> {
                 Some((_, v)) => (format!("{v:.5}"), z_cell(o.mean, v, o.se)),
                 None => (String::new(), String::new()),
             };
-            cells.extend([
-                if p.interval_s.is_finite() { intervals[i].clone() } else { "none".into() },
-                format!("{:.5}", o.mean),
-                format!("[{:.5}, {:.5}]", o.ci_low(), o.ci_high()),
-                model,
-                z,
-            ]);
+            cells.push(if p.interval_s.is_finite() { intervals[i].clone() } else { "none".into() });
+            if every {
+                cells.push(self.every_cell(i));
+            }
+            cells.extend([format!("{:.5}", o.mean), format!("[{:.5}, {:.5}]", o.ci_low(), o.ci_high()), model, z]);
             if poisson {
                 cells.push(self.poisson_cell(i));
             }
@@ -465,7 +471,12 @@ impl<'a> Report<'a> {
         m.insert("failed_restarts_mean".into(), json!(s.per_replication(t.failed_restarts)));
         m.insert("restarts_mean".into(), json!(s.per_replication(t.restarts)));
         m.insert("ignored_failures_mean".into(), json!(s.per_replication(t.ignored_failures)));
-        m.insert("checkpoint_time_mean_s".into(), json!(s.per_replication(t.checkpoints) * j.checkpoint_s));
+        let writes_s = match point.two_level {
+            None => s.per_replication(t.checkpoints) * j.checkpoint_s,
+            // Writes of two costs, done again after rollbacks: what the other parts leave.
+            Some(_) => simulated_writes_share(point, s) * j.work_s,
+        };
+        m.insert("checkpoint_time_mean_s".into(), finite_or_null(writes_s));
         m.insert("lost_mean_s".into(), finite_or_null(s.lost_s.value() / s.replications() as f64));
         m.insert("recovery_mean_s".into(), finite_or_null(s.recovery_s.value() / s.replications() as f64));
         m.insert("failure_model".into(), json!(point.failures.describe()));
@@ -487,7 +498,65 @@ impl<'a> Report<'a> {
                 }
             }
         }
+        let two = point.two_level.as_ref();
+        m.insert("level2_every".into(), two.map_or(Value::Null, |t| json!(t.every)));
+        m.insert("level2_checkpoint_s".into(), two.map_or(Value::Null, |t| json!(t.checkpoint_s)));
+        m.insert("level2_restart_s".into(), two.map_or(Value::Null, |t| json!(t.restart_s)));
         m
+    }
+
+    /// Whether the tables show an `n` column (level-1 checkpoints per level-2 one): where
+    /// some point has two levels, n differs between points and no sweep axis shows it
+    /// (`job.level2.every = "optimal"` chooses it per point).
+    fn shows_every(&self) -> bool {
+        let points = &self.scenario.points;
+        let every: Vec<Option<u64>> = points.iter().map(|p| p.two_level.as_ref().map(|t| t.every)).collect();
+        every.iter().any(Option::is_some)
+            && every.iter().any(|e| *e != every[0])
+            && !self.scenario.axes.iter().any(|a| a.key == "job.level2.every")
+    }
+
+    /// Point `i`'s `n` cell ([`Self::shows_every`]): empty without two levels.
+    fn every_cell(&self, i: usize) -> String {
+        self.scenario.points[i].two_level.as_ref().map_or(String::new(), |t| t.every.to_string())
+    }
+
+    /// The tables' line on two-level checkpoints, where some point has them: n, C₂ and R₂,
+    /// and the causes that roll back to level 2, each where every point shares it, else
+    /// where to find it.
+    fn level2_summary(&self) -> Option<String> {
+        let points = &self.scenario.points;
+        let first = points.iter().find_map(|p| p.two_level.as_ref())?;
+        let all = |f: &dyn Fn(&crate::engine::TwoLevel) -> bool| {
+            points.iter().all(|p| p.two_level.as_ref().is_some_and(f))
+        };
+        let every = if all(&|t| t.every == first.every) {
+            match first.every {
+                1 => "every checkpoint".to_string(),
+                n => format!("every {} checkpoint and the final one", ordinal(n)),
+            }
+        } else {
+            "every n-th checkpoint (n per point) and the final one".to_string()
+        };
+        let costs = if all(&|t| t.checkpoint_s == first.checkpoint_s && t.restart_s == first.restart_s) {
+            format!("C₂ = {}, R₂ = {}", human_duration(first.checkpoint_s), human_duration(first.restart_s))
+        } else {
+            "C₂ and R₂ per point: `level2_checkpoint_s`, `level2_restart_s` in the CSV and JSON".to_string()
+        };
+        let causes = if all(&|t| t.level2 == first.level2) {
+            // Every cause of the run, split or not (a run of one cause splits nothing).
+            let mut present: Vec<crate::failure::Cause> = points.iter().flat_map(|p| p.failures.causes()).collect();
+            present.sort();
+            present.dedup();
+            let names: Vec<&str> = present.iter().filter(|c| first.level2[c.index()]).map(|c| c.name()).collect();
+            match names.len() {
+                0 => "; no failure cause here rolls back to it".to_string(),
+                _ => format!("; these failures roll back to it: {}", names.join(", ")),
+            }
+        } else {
+            String::new()
+        };
+        Some(format!("level 2: {every} ({costs}){causes}"))
     }
 
     /// Whether the tables show the [`POISSON_COLUMN`]: where some point has no closed form of
@@ -677,12 +746,12 @@ impl<'a> Report<'a> {
         let (p50_unit, p95_unit) = (&wall_unit, &wall_unit);
         let mut header: Vec<String> = vec!["point".into()];
         header.extend(scenario.axes.iter().map(|a| a.key.clone()));
-        header.extend([
-            format!("interval ({interval_unit})"),
-            "overhead mean ± 95% CI".into(),
-            "model".into(),
-            "z".into(),
-        ]);
+        header.push(format!("interval ({interval_unit})"));
+        let every = self.shows_every();
+        if every {
+            header.push("n".into());
+        }
+        header.extend(["overhead mean ± 95% CI".into(), "model".into(), "z".into()]);
         let poisson = self.shows_poisson();
         if poisson {
             header.push(POISSON_COLUMN.into());
@@ -704,7 +773,11 @@ impl<'a> Report<'a> {
                 None => (String::new(), String::new()),
             };
             without_z |= z == "—";
-            row.extend([intervals[i].clone(), format!("{:.5} ± {:.5}", o.mean, o.half_width), model, z]);
+            row.push(intervals[i].clone());
+            if every {
+                row.push(self.every_cell(i));
+            }
+            row.extend([format!("{:.5} ± {:.5}", o.mean, o.half_width), model, z]);
             if poisson {
                 row.push(self.poisson_cell(i));
             }
@@ -734,10 +807,14 @@ impl<'a> Report<'a> {
             } else {
                 "per point (`mtbf_s` in the CSV and JSON)".to_string()
             };
-            out.push_str(&format!("  failures: {}; job MTBF {mtbf}\n\n", models[0]));
+            out.push_str(&format!("  failures: {}; job MTBF {mtbf}\n", models[0]));
         } else {
-            out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n\n");
+            out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n");
         }
+        if let Some(line) = self.level2_summary() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        out.push('\n');
         // The swept values read as text, left-aligned; the numbers right-aligned.
         out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
         if self.models.iter().all(Option::is_none) {
@@ -895,6 +972,18 @@ pub fn aligned_table(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> Stri
 pub(crate) fn z_cell(mean: f64, model: f64, se: f64) -> String {
     let z = (mean - model) / se;
     if z.is_finite() { format!("{z:+.2}") } else { "—".into() }
+}
+
+/// `n` as an English ordinal: 2nd, 3rd, 8th, 11th, 21st.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// A duration for people: `45.000 s`, `12.500 min`, `3.100 h`, `2.000 d`; `1.000e-5 s` and

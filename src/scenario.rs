@@ -445,23 +445,71 @@ struct RawJob {
 struct RawLevel2 {
     checkpoint: DurationS,
     restart: DurationS,
-    #[serde(deserialize_with = "whole_number::<_, 1>")]
-    every: Option<u64>,
+    every: Option<EveryRule>,
     causes: Option<Vec<crate::failure::Cause>>,
+}
+
+/// `job.level2.every`: a count n, or `"optimal"`, the n that minimises the exact two-level
+/// overhead of endless work at the policy's interval ([`optimal_every`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EveryRule {
+    /// Every n-th checkpoint is a level-2 one (n ≥ 1 once resolved).
+    Count(u64),
+    /// The best n, found per point.
+    Optimal,
+}
+
+impl<'de> Deserialize<'de> for EveryRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        const ACCEPTED: &str = "accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one) or \"optimal\"";
+        impl serde::de::Visitor<'_> for V {
+            type Value = EveryRule;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer ≥ 1 or \"optimal\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<EveryRule, E> {
+                Ok(EveryRule::Count(n))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<EveryRule, E> {
+                u64::try_from(n)
+                    .map(EveryRule::Count)
+                    .map_err(|_| E::custom(format!("{n} is out of range: {ACCEPTED}")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<EveryRule, E> {
+                Err(E::custom(format!("{} is not an integer: {ACCEPTED}", shown_number(n))))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<EveryRule, E> {
+                match s.trim() {
+                    "optimal" => Ok(EveryRule::Optimal),
+                    other => Err(E::custom(format!("\"{}\" is out of range: {ACCEPTED}", shorten(other)))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The most chunks a point with `[job.level2]` may have: its replications are played chunk by
 /// chunk (the per-segment path), not failure by failure.
 pub const MAX_TWO_LEVEL_CHUNKS: f64 = 1e7;
 
-/// `[job.level2]` resolved, for `job` (whose checkpoint and restart are level 1's).
-fn resolve_level2(raw: &RawLevel2) -> std::result::Result<crate::engine::TwoLevel, FieldError> {
-    let every = raw.every.ok_or_else(|| {
-        field("job.level2.every", "missing: accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one)")
+/// `[job.level2]` resolved, for `job` (whose checkpoint and restart are level 1's), with its
+/// `every` rule; an `"optimal"` count is left at 1, for [`optimal_every`] to set.
+fn resolve_level2(raw: &RawLevel2) -> std::result::Result<(crate::engine::TwoLevel, EveryRule), FieldError> {
+    let rule = raw.every.ok_or_else(|| {
+        field(
+            "job.level2.every",
+            "missing: accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one) or \"optimal\"",
+        )
     })?;
-    if every == 0 {
-        return Err(field("job.level2.every", "0 is out of range: accepted is an integer ≥ 1"));
-    }
+    let every = match rule {
+        EveryRule::Count(0) => {
+            return Err(field("job.level2.every", "0 is out of range: accepted is an integer ≥ 1 or \"optimal\""));
+        }
+        EveryRule::Count(n) => n,
+        EveryRule::Optimal => 1,
+    };
     let level2 = match &raw.causes {
         None => crate::engine::TwoLevel::ALL_BUT_NODES,
         Some(names) => {
@@ -472,12 +520,13 @@ fn resolve_level2(raw: &RawLevel2) -> std::result::Result<crate::engine::TwoLeve
             set
         }
     };
-    Ok(crate::engine::TwoLevel {
+    let two = crate::engine::TwoLevel {
         every,
         checkpoint_s: duration_at_least("job.level2.checkpoint", &raw.checkpoint, false)?,
         restart_s: duration_at_least("job.level2.restart", &raw.restart, false)?,
         level2,
-    })
+    };
+    Ok((two, rule))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -1698,7 +1747,7 @@ fn resolve_point(
         },
     };
     check_job_scales(&job)?;
-    let two_level = j.level2.as_ref().map(resolve_level2).transpose()?;
+    let level2 = j.level2.as_ref().map(resolve_level2).transpose()?;
     let nodes = j.nodes.unwrap_or(1);
     if nodes == 0 {
         return Err(field("job.nodes", "0 is out of range: accepted is an integer ≥ 1"));
@@ -1743,6 +1792,13 @@ fn resolve_point(
     let rule_mtbf_s = match rate {
         RateBasis::Failures => mtbf_s,
         RateBasis::Clusters => mtbf_s / (1.0 - failures.burst.map_or(0.0, |b| b.branching)),
+    };
+    let two_level = match level2 {
+        Some((mut two, EveryRule::Optimal)) => {
+            two.every = optimal_every(rule, factor, &job, &two, &failures, rate)?;
+            Some(two)
+        }
+        other => other.map(|(two, _)| two),
     };
     let base_s = match &two_level {
         Some(two) => two_level_interval_of(rule, &job, two, &failures, rate)?,
@@ -2471,6 +2527,70 @@ fn two_level_interval_of(
             )
         })?,
     })
+}
+
+/// The most level-1 checkpoints per level-2 one that `every = "optimal"` tries.
+pub const MAX_OPTIMAL_EVERY: u64 = 4096;
+/// `every = "optimal"` tries n up to this many times the first-order n* (MODELS.md §4), and
+/// at least [`MIN_OPTIMAL_EVERY_SCAN`].
+const OPTIMAL_EVERY_SPAN: f64 = 4.0;
+/// `every = "optimal"` stops once n is this much past twice the best count so far.
+const OPTIMAL_EVERY_PAST: u64 = 8;
+/// The fewest counts `every = "optimal"` tries, unless it stops early.
+const MIN_OPTIMAL_EVERY_SCAN: u64 = 64;
+
+/// `job.level2.every = "optimal"`: the count n ≥ 1 that minimises the exact overhead of an
+/// endless run of patterns ([`analytic::multilevel::pattern_overhead`]) at the interval that
+/// `rule` × `factor` gives at each n (for "optimal", the exact optimum at that n: together the
+/// best (n, interval) pair). Tried from 1 up to 4 times the first-order n* (at least 64, at
+/// most [`MAX_OPTIMAL_EVERY`]), stopping once n is past twice the best so far plus 8 with the
+/// overhead above the best; refused where level 2 never fails (larger patterns always
+/// cost less) or the best count is the last tried.
+fn optimal_every(
+    rule: IntervalRule,
+    factor: f64,
+    job: &Job,
+    two: &crate::engine::TwoLevel,
+    failures: &Failures,
+    basis: RateBasis,
+) -> std::result::Result<u64, FieldError> {
+    if rule == IntervalRule::None {
+        return Ok(1);
+    }
+    let rates = two_level_rates(failures, two, basis);
+    if rates.level2_per_s.is_nan() || rates.level2_per_s <= 0.0 {
+        return Err(field(
+            "job.level2.every",
+            "\"optimal\" has no optimum here: no failure cause is a level-2 one (job.level2.causes), so longer \
+             patterns always cost less; accepted here is an integer ≥ 1",
+        ));
+    }
+    let n_star = analytic::multilevel::first_order_every(job, two, rates);
+    let span = if n_star.is_finite() { (OPTIMAL_EVERY_SPAN * n_star).ceil() as u64 } else { MAX_OPTIMAL_EVERY };
+    let last = span.clamp(MIN_OPTIMAL_EVERY_SCAN, MAX_OPTIMAL_EVERY);
+    let (mut best, mut best_overhead) = (1, f64::INFINITY);
+    for n in 1..=last {
+        let at = crate::engine::TwoLevel { every: n, ..two.clone() };
+        let interval_s = two_level_interval_of(rule, job, &at, failures, basis)? * factor;
+        let overhead = analytic::multilevel::pattern_overhead(job, &at, interval_s, rates).unwrap_or(f64::NAN);
+        if overhead < best_overhead {
+            (best, best_overhead) = (n, overhead);
+        } else if n >= 2 * best + OPTIMAL_EVERY_PAST {
+            // Well past the best and rising: the overhead is unimodal in n (a sum of a
+            // falling write cost and a rising rollback cost, MODELS.md §4), so stop.
+            break;
+        }
+    }
+    if best == last {
+        return Err(field(
+            "job.level2.every",
+            format!(
+                "\"optimal\" finds the overhead still falling at n = {last}, the most tried: accepted here is an \
+                 integer ≥ 1"
+            ),
+        ));
+    }
+    Ok(best)
 }
 
 /// Byte spans of every key and value in the file, to point errors at line and column.

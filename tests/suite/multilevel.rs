@@ -269,13 +269,18 @@ fn a_two_level_scenario_is_deterministic() {
 /// searches single-level intervals, refuses a two-level scenario.
 #[test]
 fn bad_two_level_input_is_refused() {
-    let cases: [(&str, &str); 7] = [
+    let cases: [(&str, &str); 9] = [
         ("job.level2.every=0", "accepted is an integer ≥ 1"),
         ("job.level2.every=1.5", "accepted is an integer ≥ 1"),
         ("job.level2.checkpoint=-1 s", "job.level2.checkpoint"),
         ("job.level2.restart=5", "job.level2.restart"),
         ("job.level2.causes=[\"racks\"]", "expected one of `nodes`, `rack`"),
         ("job.level2.often=2", "unknown field `often`"),
+        (
+            "job.level2.every=\"often\"",
+            "accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one) or \"optimal\"",
+        ),
+        ("job.level2.every=-3", "-3 is out of range"),
         ("policy.interval=daly", "\"daly\" is a single-level rule: with [job.level2] accepted is \"young\""),
     ];
     for (set, expected) in cases {
@@ -367,4 +372,107 @@ fn the_causes_rates_add_up_to_the_job_rate() {
         }
     }
     assert!(checked > 50, "only {checked} points checked");
+}
+
+/// `job.level2.every = "optimal"` picks, at each point, the n whose exact endless-pattern
+/// overhead at its own interval is lowest: the argmin over n of a brute-force scan here, at
+/// both interval rules and a fixed interval; it grows like √(λ₁/λ₂) (MODELS.md §4's n*) as
+/// system events get rarer; the tables show n, and the CSV `level2_every`. Where no cause is
+/// a level-2 one, it is refused.
+#[test]
+fn the_optimal_level_two_count_is_the_best_n() {
+    for interval in ["optimal", "young", "10 min"] {
+        let sc = super::load(
+            "scenarios/two-level.toml",
+            &["job.level2.every=\"optimal\"", &format!("policy.interval={interval}")],
+        );
+        let p = &sc.points[0];
+        let chosen = p.two_level.as_ref().unwrap().every;
+        let rates = ckptsim::scenario::two_level_rates(&p.failures, p.two_level.as_ref().unwrap(), p.rate);
+        let overhead = |n: u64| {
+            let two = TwoLevel { every: n, ..p.two_level.clone().unwrap() };
+            let t = match interval {
+                "optimal" => multilevel::optimal_interval_s(&p.job, &two, rates).unwrap(),
+                "young" => multilevel::first_order_period_s(&p.job, &two, rates) / n as f64,
+                _ => 600.0,
+            };
+            multilevel::pattern_overhead(&p.job, &two, t, rates).unwrap()
+        };
+        let brute = (1..=200).min_by(|&a, &b| overhead(a).total_cmp(&overhead(b))).unwrap();
+        assert_eq!(chosen, brute, "{interval}");
+        // Near the first order's n* ≈ 10.8 here.
+        assert!((8..=14).contains(&chosen), "{interval}: n = {chosen}");
+    }
+    // The example with every = "optimal" and a sweep of the system events' MTBF.
+    let text = std::fs::read_to_string(super::root("scenarios/two-level.toml")).unwrap();
+    let text = text.replace("every = 8", "every = \"optimal\"").replace(
+        "\"job.level2.every\" = [1, 2, 4, 8, 16, 32]",
+        "\"failures.system.mtbf\" = [\"3 h\", \"12 h\", \"2 d\"]",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("optimal-every.toml");
+    std::fs::write(&file, &text).unwrap();
+    let sc = ckptsim::scenario::load(&file, &["policy.interval=\"optimal\"".to_string()]).unwrap();
+    let n: Vec<u64> = sc.points.iter().map(|p| p.two_level.as_ref().unwrap().every).collect();
+    assert!(n[0] < n[1] && n[1] < n[2], "{n:?}");
+    let out = tmp.path().to_str().unwrap();
+    let o = super::ckptsim(&["run", file.to_str().unwrap(), "--reps", "20", "--out", out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("level 2: every n-th checkpoint (n per point)"), "{table}");
+    let header = table.lines().find(|l| l.trim_start().starts_with("point")).unwrap();
+    assert!(header.split_whitespace().any(|w| w == "n"), "{header}");
+    let csv = std::fs::read_to_string(tmp.path().join("two-level.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let col = rows.headers().unwrap().iter().position(|h| h == "level2_every").unwrap();
+    let written: Vec<u64> = rows.records().map(|r| r.unwrap()[col].parse().unwrap()).collect();
+    let sc = ckptsim::scenario::load(&file, &[]).unwrap();
+    let chosen: Vec<u64> = sc.points.iter().map(|p| p.two_level.as_ref().unwrap().every).collect();
+    assert_eq!(written, chosen);
+    // Only the nodes fail, and they are level 1: longer patterns always cost less.
+    let o = super::ckptsim(&[
+        "run",
+        "scenarios/two-level.toml",
+        "--reps",
+        "2",
+        "--out",
+        out,
+        "--set",
+        "job.level2.every=\"optimal\"",
+        "--set",
+        "job.level2.causes=[\"burst\"]",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("job.level2.every") && err.contains("no failure cause is a level-2 one"), "{err}");
+}
+
+/// At two-level points the output's time columns add up as elsewhere: wall = work + writes
+/// (level-1 and level-2, done again after rollbacks) + lost + recovery.
+#[test]
+fn two_level_time_columns_add_up() {
+    const IDENTITY_RTOL: f64 = 1e-9;
+    let tmp = tempfile::tempdir().unwrap();
+    let o = super::ckptsim(&[
+        "run",
+        "scenarios/two-level.toml",
+        "--reps",
+        "200",
+        "--out",
+        tmp.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for p in doc["points"].as_array().unwrap() {
+        let f = |key: &str| p[key].as_f64().unwrap_or_else(|| panic!("{key} in {p}"));
+        let parts = f("work_s") + f("checkpoint_time_mean_s") + f("lost_mean_s") + f("recovery_mean_s");
+        let wall = f("wall_mean_s");
+        assert!((parts - wall).abs() <= IDENTITY_RTOL * wall, "point {}: {parts} vs {wall}", p["point"]);
+        // More than the level-1 writes alone: level-2 ones cost C₂ = 10 min.
+        assert!(f("checkpoint_time_mean_s") > f("checkpoints_mean") * f("checkpoint_s"), "point {}", p["point"]);
+        assert_eq!(f("level2_checkpoint_s"), 600.0);
+        assert_eq!(f("level2_restart_s"), 900.0);
+    }
 }
