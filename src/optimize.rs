@@ -313,7 +313,11 @@ impl<'a> Evaluator<'a> {
     /// more failures than the search's limit (the candidate is infeasible).
     fn play(&self, tape: &mut Tape<'_>, layout: &ChunkLayout) -> Result<Option<f64>> {
         let (job, work_s) = (&self.point.job, self.point.job.work_s);
-        match engine::play_periodic(job, layout, &mut tape.replay(), self.limits) {
+        let played = match &self.point.two_level {
+            None => engine::play_periodic(job, layout, &mut tape.replay(), self.limits),
+            Some(two) => engine::play_two_level(job, two, layout, &mut tape.replay(), self.limits),
+        };
+        match played {
             Ok(r) => Ok(Some(r.wall_s / work_s - 1.0)),
             Err(engine::EngineError::TooManyFailures { .. } | engine::EngineError::TooManyIgnoredFailures { .. }) => {
                 Ok(None)
@@ -450,27 +454,35 @@ fn optimize_keeping(
             point.index
         )));
     }
-    if point.two_level.is_some() {
-        return Err(Error::Usage(format!(
-            "point {}: [job.level2]: optimize searches a single-level interval; for two-level checkpoints sweep \
-             policy.interval and job.level2.every with `run` (the closed form is in its model column); accepted is a \
-             scenario without [job.level2]",
-            point.index
-        )));
-    }
     runner::refuse_hopeless(point)?;
     let mtbf_s = point.failures.mtbf_s();
     let mut evaluator = Evaluator::new(point, 0..reps, seed, budget, progress);
-    let young_s = analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s);
+    // Two levels: the first order's P*(n)/n (MODELS.md §4) plays Young's part.
+    let two_level = point
+        .two_level
+        .as_ref()
+        .map(|two| (two, crate::scenario::two_level_rates(&point.failures, two, crate::scenario::RateBasis::Failures)));
+    let young_s = match two_level {
+        None => analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s),
+        Some((two, rates)) => {
+            let t = analytic::multilevel::first_order_period_s(&point.job, two, rates) / two.every.max(1) as f64;
+            if t.is_finite() && t > 0.0 { t } else { analytic::young_interval_s(1e-9 * mtbf_s, mtbf_s) }
+        }
+    };
     let mut seen: Vec<Candidate> = vec![];
 
     // Scan: log-spaced around Young, capped at the work (longer is the same as none) and at
     // a few MTBFs: far beyond the MTBF a segment needs e^{T/M} attempts, so a replication
-    // practically never ends (with M = 15 min, Young × 30 is 24 M: 10¹⁰ attempts).
+    // practically never ends (with M = 15 min, Young × 30 is 24 M: 10¹⁰ attempts). Two-level
+    // points, played chunk by chunk, keep to at most MAX_TWO_LEVEL_CHUNKS chunks.
     let cap_s = point.job.work_s.min(SCAN_MAX_MTBFS * mtbf_s.max(young_s));
+    let floor_s = match two_level {
+        None => 0.0,
+        Some(_) => point.job.work_s / crate::scenario::MAX_TWO_LEVEL_CHUNKS,
+    };
     let scan: Vec<f64> = (0..SCAN_POINTS)
         .map(|i| young_s * SCAN_SPAN.powf(2.0 * i as f64 / (SCAN_POINTS - 1) as f64 - 1.0))
-        .map(|t| t.min(cap_s))
+        .map(|t| t.min(cap_s).max(floor_s))
         .collect();
     let mut distinct: Vec<f64> = vec![];
     for &t in &scan {
@@ -530,7 +542,7 @@ fn optimize_keeping(
     let w = point.job.work_s;
     let mut grid_s: Vec<f64> = (0..REFINE_POINTS)
         .map(|i| centre_s * (1.0 + REFINE_SPAN * (2.0 * i as f64 / (REFINE_POINTS - 1) as f64 - 1.0)))
-        .map(|t| equal_chunking_s(w, t.min(cap_s)))
+        .map(|t| equal_chunking_s(w, t.min(cap_s).max(floor_s)))
         .collect();
     let (k_lo, k_hi) = ((w / (centre_s * (1.0 + REFINE_SPAN))).ceil(), (w / (centre_s * (1.0 - REFINE_SPAN))).floor());
     if k_hi >= k_lo.max(1.0) && k_hi - k_lo < MAX_EQUAL_CHUNKINGS {
@@ -551,29 +563,17 @@ fn optimize_keeping(
         .all(|&t| (w / chunk_count(t) - t).abs() <= 1e-12 * t)
         .then(|| (chunk_count(interval_ci_low_s) as u64, chunk_count(interval_ci_high_s) as u64));
 
-    let delta = point.job.checkpoint_s;
-    let exact = match point.job.checkpoint_exposure {
-        Exposure::CanFail => Some(analytic::optimal_interval_s(delta, mtbf_s)),
-        Exposure::CannotFail => analytic::optimal_interval_unfailing_checkpoint_s(&point.job, mtbf_s),
+    let named: Vec<(&'static str, f64)> = match two_level {
+        // Two levels: MODELS.md §4's first order and the exact optimum at n, as the rules
+        // `young` and `optimal` give them; the Daly rules have no two-level form.
+        Some((two, rates)) => {
+            [("young", Some(young_s)), ("optimal", analytic::multilevel::optimal_interval_s(&point.job, two, rates))]
+                .into_iter()
+                .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0 && t.is_finite())?.max(floor_s))))
+                .collect()
+        }
+        None => single_level_formulas(point, mtbf_s),
     };
-    let named: Vec<(&'static str, f64)> = [
-        ("young", Some(analytic::young_interval_s(delta, mtbf_s))),
-        ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
-        ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
-        ("optimal", exact),
-        // Under bursts, Young at the rate of clusters (`policy.rate = "clusters"`).
-        (
-            "young (clusters)",
-            point
-                .failures
-                .burst
-                .filter(|b| b.branching > 0.0)
-                .map(|b| analytic::young_interval_s(delta, mtbf_s / (1.0 - b.branching))),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0)?)))
-    .collect();
     // The best and the formulas are compared on fresh replications, reps..2·reps: the best is
     // the least of many sample means, so on the search's own streams its mean is low by
     // selection, and every regret against it high (a formula at the true optimum would
@@ -639,6 +639,35 @@ fn optimize_keeping(
         formulas,
         curve,
     })
+}
+
+/// The single-level formulas' intervals (s) at `point` with job MTBF `mtbf_s`, those that
+/// are > 0: Young, Daly, Daly eq. 37, the exact optimum under the checkpoint switch, and
+/// Young at the cluster rate under bursts.
+fn single_level_formulas(point: &Point, mtbf_s: f64) -> Vec<(&'static str, f64)> {
+    let delta = point.job.checkpoint_s;
+    let exact = match point.job.checkpoint_exposure {
+        Exposure::CanFail => Some(analytic::optimal_interval_s(delta, mtbf_s)),
+        Exposure::CannotFail => analytic::optimal_interval_unfailing_checkpoint_s(&point.job, mtbf_s),
+    };
+    [
+        ("young", Some(analytic::young_interval_s(delta, mtbf_s))),
+        ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
+        ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
+        ("optimal", exact),
+        // Under bursts, Young at the rate of clusters (`policy.rate = "clusters"`).
+        (
+            "young (clusters)",
+            point
+                .failures
+                .burst
+                .filter(|b| b.branching > 0.0)
+                .map(|b| analytic::young_interval_s(delta, mtbf_s / (1.0 - b.branching))),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0)?)))
+    .collect()
 }
 
 #[cfg(test)]

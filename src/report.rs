@@ -249,7 +249,7 @@ impl<'a> Report<'a> {
             self.scenario.description.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
             self.result.replications,
             self.result.seed,
-            self.level2_summary().map(|l| format!("; {l}")).unwrap_or_default(),
+            level2_summary(self.scenario.points.iter()).map(|l| format!("; {l}")).unwrap_or_default(),
             head.join(" | "),
             head.iter().map(|_| " ---: ").collect::<Vec<_>>().join("|")
         );
@@ -521,44 +521,6 @@ impl<'a> Report<'a> {
         self.scenario.points[i].two_level.as_ref().map_or(String::new(), |t| t.every.to_string())
     }
 
-    /// The tables' line on two-level checkpoints, where some point has them: n, C₂ and R₂,
-    /// and the causes that roll back to level 2, each where every point shares it, else
-    /// where to find it.
-    fn level2_summary(&self) -> Option<String> {
-        let points = &self.scenario.points;
-        let first = points.iter().find_map(|p| p.two_level.as_ref())?;
-        let all = |f: &dyn Fn(&crate::engine::TwoLevel) -> bool| {
-            points.iter().all(|p| p.two_level.as_ref().is_some_and(f))
-        };
-        let every = if all(&|t| t.every == first.every) {
-            match first.every {
-                1 => "every checkpoint".to_string(),
-                n => format!("every {} checkpoint and the final one", ordinal(n)),
-            }
-        } else {
-            "every n-th checkpoint (n per point) and the final one".to_string()
-        };
-        let costs = if all(&|t| t.checkpoint_s == first.checkpoint_s && t.restart_s == first.restart_s) {
-            format!("C₂ = {}, R₂ = {}", human_duration(first.checkpoint_s), human_duration(first.restart_s))
-        } else {
-            "C₂ and R₂ per point: `level2_checkpoint_s`, `level2_restart_s` in the CSV and JSON".to_string()
-        };
-        let causes = if all(&|t| t.level2 == first.level2) {
-            // Every cause of the run, split or not (a run of one cause splits nothing).
-            let mut present: Vec<crate::failure::Cause> = points.iter().flat_map(|p| p.failures.causes()).collect();
-            present.sort();
-            present.dedup();
-            let names: Vec<&str> = present.iter().filter(|c| first.level2[c.index()]).map(|c| c.name()).collect();
-            match names.len() {
-                0 => "; no failure cause here rolls back to it".to_string(),
-                _ => format!("; these failures roll back to it: {}", names.join(", ")),
-            }
-        } else {
-            String::new()
-        };
-        Some(format!("level 2: {every} ({costs}){causes}"))
-    }
-
     /// Whether the tables show the [`POISSON_COLUMN`]: where some point has no closed form of
     /// its own but a Poisson reference (a non-exponential law, a replayed log), the comparison
     /// a study of Young and Daly under other failures is about.
@@ -811,7 +773,7 @@ impl<'a> Report<'a> {
         } else {
             out.push_str("  failures: per point (the sweep changes them; `failure_model` in the CSV and JSON)\n");
         }
-        if let Some(line) = self.level2_summary() {
+        if let Some(line) = level2_summary(self.scenario.points.iter()) {
             out.push_str(&format!("  {line}\n"));
         }
         out.push('\n');
@@ -974,6 +936,42 @@ pub(crate) fn z_cell(mean: f64, model: f64, se: f64) -> String {
     if z.is_finite() { format!("{z:+.2}") } else { "—".into() }
 }
 
+/// The tables' line on two-level checkpoints, where some of `points` have them: n, C₂ and
+/// R₂, and the causes that roll back to level 2, each where every point shares it, else
+/// where to find it.
+pub fn level2_summary<'p>(points: impl Iterator<Item = &'p Point> + Clone) -> Option<String> {
+    let first = points.clone().find_map(|p| p.two_level.as_ref())?;
+    let all =
+        |f: &dyn Fn(&crate::engine::TwoLevel) -> bool| points.clone().all(|p| p.two_level.as_ref().is_some_and(f));
+    let every = if all(&|t| t.every == first.every) {
+        match first.every {
+            1 => "every checkpoint".to_string(),
+            n => format!("every {} checkpoint and the final one", ordinal(n)),
+        }
+    } else {
+        "every n-th checkpoint (n per point) and the final one".to_string()
+    };
+    let costs = if all(&|t| t.checkpoint_s == first.checkpoint_s && t.restart_s == first.restart_s) {
+        format!("C₂ = {}, R₂ = {}", human_duration(first.checkpoint_s), human_duration(first.restart_s))
+    } else {
+        "C₂ and R₂ per point: `level2_checkpoint_s`, `level2_restart_s` in the CSV and JSON".to_string()
+    };
+    let causes = if all(&|t| t.level2 == first.level2) {
+        // Every cause of the run, split or not (a run of one cause splits nothing).
+        let mut present: Vec<crate::failure::Cause> = points.clone().flat_map(|p| p.failures.causes()).collect();
+        present.sort();
+        present.dedup();
+        let names: Vec<&str> = present.iter().filter(|c| first.level2[c.index()]).map(|c| c.name()).collect();
+        match names.len() {
+            0 => "; no failure cause here rolls back to it".to_string(),
+            _ => format!("; these failures roll back to it: {}", names.join(", ")),
+        }
+    } else {
+        String::new()
+    };
+    Some(format!("level 2: {every} ({costs}){causes}"))
+}
+
 /// `n` as an English ordinal: 2nd, 3rd, 8th, 11th, 21st.
 fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
@@ -1091,7 +1089,15 @@ fn optimum_fields(point: &Point, o: &crate::optimize::Optimum) -> Map<String, Va
         "curve": o.curve.iter().map(|(t, h, w)| json!({"interval_s": t, "overhead_mean": h, "overhead_half_width": w})).collect::<Vec<_>>(),
     });
     match doc {
-        Value::Object(map) => map,
+        Value::Object(mut map) => {
+            // Only at two-level points: other searches' JSON is as it was.
+            if let Some(two) = &point.two_level {
+                map.insert("level2_every".into(), json!(two.every));
+                map.insert("level2_checkpoint_s".into(), json!(two.checkpoint_s));
+                map.insert("level2_restart_s".into(), json!(two.restart_s));
+            }
+            map
+        }
         _ => unreachable!("json! of an object"),
     }
 }
@@ -1264,7 +1270,16 @@ pub fn optimum_cases_svg(
             .collect();
         plot::Curve { label: label.to_string(), points, model: vec![] }
     };
-    let curves = [best, formula("young", "Young (1974)"), formula("daly-high-order", "Daly (2006) eq. 37")];
+    let curves = match summary_formulas(results) {
+        SummaryFormulas::SingleLevel => {
+            [best, formula("young", "Young (1974)"), formula("daly-high-order", "Daly (2006) eq. 37")]
+        }
+        SummaryFormulas::TwoLevel => [
+            best,
+            formula("young", "first order P*(n)/n (MODELS.md §4)"),
+            formula("optimal", "exact two-level optimum"),
+        ],
+    };
     let span = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) / xs.iter().copied().fold(f64::INFINITY, f64::min);
     let duration = crate::scenario::parse_duration_s(&results[0].0.labels[0].1).is_ok();
     // A wide span of positive values reads on a log scale; a sweep from 0 ("off" against
@@ -1304,9 +1319,10 @@ pub fn optimum_markdown(heading: &str, point: &Point, seed: u64, o: &crate::opti
     let unit = duration_unit(o.best_interval_s);
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(
-        "**{heading}** ({}): {} replications per candidate (common random numbers), seed {seed}. Best interval \
+        "**{heading}** ({}{}): {} replications per candidate (common random numbers), seed {seed}. Best interval \
          **{}** (not significantly worse: {}), overhead {:.5} ± {:.5}.\n\n",
         point.failures.describe(),
+        level2_summary(std::iter::once(point)).map(|l| format!("; {l}")).unwrap_or_default(),
         o.replications,
         f(o.best_interval_s),
         optimum_range(o, &f),
@@ -1352,8 +1368,9 @@ pub fn optimum_cases_markdown(
         results.first().map(|(c, _)| c.labels.iter().map(|(k, _)| format!("`{k}`")).collect()).unwrap_or_default();
     let mut head: Vec<String> = vec!["case".into()];
     head.extend(keys);
+    let second = summary_formulas(results);
     head.extend(
-        ["best interval", "not significantly worse", "overhead", "Young regret", "Daly eq. 37 regret"]
+        ["best interval", "not significantly worse", "overhead", second.young_header(true), second.header(true)]
             .map(String::from),
     );
     let mut out = format!(
@@ -1383,7 +1400,7 @@ pub fn optimum_cases_markdown(
             chunk_range_cell(o, unit),
             format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
             regret("young"),
-            regret("daly-high-order"),
+            regret(second.name()),
         ]);
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
@@ -1415,8 +1432,10 @@ pub fn optimum_cases_table(
     let mut rows: Vec<Vec<String>> = vec![];
     let mut header: Vec<String> = vec!["case".into()];
     header.extend(keys.iter().cloned());
+    let second = summary_formulas(results);
     header.extend(
-        ["best interval", "not sig. worse", "overhead", "young regret", "daly-high-order regret"].map(String::from),
+        ["best interval", "not sig. worse", "overhead", second.young_header(false), second.header(false)]
+            .map(String::from),
     );
     rows.push(header);
     for (case, o) in results {
@@ -1435,7 +1454,7 @@ pub fn optimum_cases_table(
             chunk_range_cell(o, unit),
             format!("{:.5} ± {:.5}", o.best_overhead_mean, o.best_overhead_half_width),
             regret("young"),
-            regret("daly-high-order"),
+            regret(second.name()),
         ]);
         rows.push(row);
     }
@@ -1444,6 +1463,54 @@ pub fn optimum_cases_table(
         "\n  regret = overhead at the formula's interval − at the best, paired over the same failure streams,\n  worse where its 95% CI lies above 0, tie where it holds 0, better where below 0; W/k = the work in k\n  equal chunks; each case's curve and every formula's regret with its 95% interval are in the files written.\n",
     );
     out
+}
+
+/// Which formulas the summaries of several searches compare with Young's: Daly eq. 37 for
+/// single-level searches, the exact two-level optimum where every case has two levels (the
+/// Daly rules have no two-level form).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SummaryFormulas {
+    SingleLevel,
+    TwoLevel,
+}
+
+impl SummaryFormulas {
+    /// The second formula's name in [`crate::optimize::FormulaRegret::name`].
+    fn name(self) -> &'static str {
+        match self {
+            SummaryFormulas::SingleLevel => "daly-high-order",
+            SummaryFormulas::TwoLevel => "optimal",
+        }
+    }
+
+    /// The header of the `young` formula's regret column, in Markdown or in the terminal
+    /// (with two levels, `young` is the first order's P*(n)/n).
+    fn young_header(self, markdown: bool) -> &'static str {
+        match (self, markdown) {
+            (SummaryFormulas::SingleLevel, true) => "Young regret",
+            (SummaryFormulas::TwoLevel, true) => "first-order P*(n)/n regret",
+            (_, false) => "young regret",
+        }
+    }
+
+    /// Its regret column's header, in Markdown or in the terminal.
+    fn header(self, markdown: bool) -> &'static str {
+        match (self, markdown) {
+            (SummaryFormulas::SingleLevel, true) => "Daly eq. 37 regret",
+            (SummaryFormulas::SingleLevel, false) => "daly-high-order regret",
+            (SummaryFormulas::TwoLevel, true) => "exact two-level optimum regret",
+            (SummaryFormulas::TwoLevel, false) => "optimal regret",
+        }
+    }
+}
+
+/// [`SummaryFormulas`] of `results`.
+fn summary_formulas(results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)]) -> SummaryFormulas {
+    if !results.is_empty() && results.iter().all(|(c, _)| c.point.two_level.is_some()) {
+        SummaryFormulas::TwoLevel
+    } else {
+        SummaryFormulas::SingleLevel
+    }
 }
 
 /// The range not significantly worse for a summary cell: `25.063–26.667 min (W/133–W/125)`.
@@ -1503,8 +1570,9 @@ pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimiz
     let unit = duration_unit(o.best_interval_s);
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(
-        "{heading}: {}\n  {} replications per candidate (common random numbers), seed {}\n\n",
+        "{heading}: {}\n{}  {} replications per candidate (common random numbers), seed {}\n\n",
         point.failures.describe(),
+        level2_summary(std::iter::once(point)).map(|l| format!("  {l}\n")).unwrap_or_default(),
         o.replications,
         seed
     );

@@ -265,8 +265,7 @@ fn a_two_level_scenario_is_deterministic() {
     assert!(read(&merged) == read(&one), "merged shards differ from one run");
 }
 
-/// Bad `[job.level2]` input exits 2 naming the key and what is accepted; `optimize`, which
-/// searches single-level intervals, refuses a two-level scenario.
+/// Bad `[job.level2]` input exits 2 naming the key and what is accepted.
 #[test]
 fn bad_two_level_input_is_refused() {
     let cases: [(&str, &str); 9] = [
@@ -313,17 +312,6 @@ fn bad_two_level_input_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("at most 1e7 chunks"), "{err}");
-    let o = super::ckptsim(&[
-        "optimize",
-        "scenarios/two-level.toml",
-        "--reps",
-        "10",
-        "--out",
-        tmp.path().to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("[job.level2]: optimize searches a single-level interval"), "{err}");
 }
 
 /// With `[job.level2]`, "young" is MODELS.md §4's first-order P*(n)/n at the job's two rates
@@ -475,4 +463,42 @@ fn two_level_time_columns_add_up() {
         assert_eq!(f("level2_checkpoint_s"), 600.0);
         assert_eq!(f("level2_restart_s"), 900.0);
     }
+}
+
+/// `optimize` on a two-level point plays two levels: the best interval's overhead (on fresh
+/// replications) is within [`Z_MAX`] SE of the exact two-level value there, which is close
+/// to the exact minimum over the interval; the range it reports holds the exact optimum; the
+/// formulas compared are the two-level `young` and `optimal`.
+#[test]
+fn optimize_finds_the_two_level_optimum() {
+    let sc = super::load("scenarios/two-level.toml", &["job.level2.every=8"]);
+    let p = &sc.points[0];
+    let two = p.two_level.as_ref().unwrap();
+    let rates = ckptsim::scenario::two_level_rates(&p.failures, two, p.rate);
+    let exact = |t: f64| multilevel::overhead(&p.job, two, t, rates).unwrap();
+    let o = ckptsim::optimize::optimize(p, 2000, 11).unwrap();
+    let se = o.best_overhead_half_width / 1.96;
+    let z = (o.best_overhead_mean - exact(o.best_interval_s)) / se;
+    assert!(
+        z.abs() < Z_MAX,
+        "best {} ± {se} (SE) vs exact {}, z = {z:.2}",
+        o.best_overhead_mean,
+        exact(o.best_interval_s)
+    );
+    // The exact finite-work optimum, by a fine scan of the equal chunkings W/k.
+    let w = p.job.work_s;
+    let (best_k, best) = (100..600).map(|k| (k, exact(w / k as f64))).min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    let optimum_s = w / best_k as f64;
+    assert!(
+        o.interval_ci_low_s <= optimum_s && optimum_s <= o.interval_ci_high_s,
+        "exact optimum {optimum_s} outside [{}, {}]",
+        o.interval_ci_low_s,
+        o.interval_ci_high_s
+    );
+    assert!(exact(o.best_interval_s) - best < Z_MAX * se, "{} vs {best}", exact(o.best_interval_s));
+    let names: Vec<&str> = o.formulas.iter().map(|f| f.name).collect();
+    assert_eq!(names, ["young", "optimal"]);
+    let young_s = multilevel::first_order_period_s(&p.job, two, rates) / 8.0;
+    assert_eq!(o.formulas[0].interval_s, young_s);
+    assert_eq!(o.formulas[1].interval_s, multilevel::optimal_interval_s(&p.job, two, rates).unwrap());
 }
