@@ -19,6 +19,7 @@ use crate::runner;
 use crate::scenario::{self, Stop, parse_duration_s};
 
 mod efficiency;
+mod two_level;
 pub use efficiency::EfficiencyArgs;
 
 /// Monte Carlo failure/checkpoint simulator: what failures cost and how often to checkpoint.
@@ -316,6 +317,23 @@ pub struct FormulasArgs {
     /// What to print on stdout: the table, or its rows as CSV or JSON.
     #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV_JSON))]
     pub format: Format,
+    /// Two-level checkpointing (MODELS.md §4): the level-2 write cost C₂, with a unit
+    /// ("10 min"), with --level2-mtbf. --checkpoint and --restart are then level 1's, and the
+    /// job's failures (--mtbf, --rate or --node-mtbf) the level-1 ones.
+    #[arg(long, requires = "level2_mtbf", allow_hyphen_values = true)]
+    pub level2_checkpoint: Option<String>,
+    /// The MTBF of the failures that destroy level-1 checkpoints (racks, switches, the
+    /// system), with a unit ("12 h"), on top of the job's level-1 failures; with
+    /// --level2-checkpoint.
+    #[arg(long, requires = "level2_checkpoint", allow_hyphen_values = true)]
+    pub level2_mtbf: Option<String>,
+    /// The restart cost from level 2, R₂, with --level2-checkpoint [default: --restart's].
+    #[arg(long, requires = "level2_checkpoint", allow_hyphen_values = true)]
+    pub level2_restart: Option<String>,
+    /// With --level2-checkpoint: also evaluate n = EVERY checkpoints per level-2 one (an
+    /// integer ≥ 1); the table always has the best n and the first order's.
+    #[arg(long, requires = "level2_checkpoint")]
+    pub every: Option<u64>,
 }
 
 /// Runs the CLI on the process's arguments; returns the exit code.
@@ -1213,6 +1231,9 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
         on_failure: OnFailure::Restart,
     };
     let extra_interval_s = args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?;
+    if let Some(c2) = &args.level2_checkpoint {
+        return two_level::cmd(args, &job, mtbf_s, c2, extra_interval_s);
+    }
     let rows = formula_rows(&job, mtbf_s, extra_interval_s);
     if rows.is_empty() {
         return Err(usage(format!(

@@ -2529,23 +2529,11 @@ fn two_level_interval_of(
     })
 }
 
-/// The most level-1 checkpoints per level-2 one that `every = "optimal"` tries.
-pub const MAX_OPTIMAL_EVERY: u64 = 4096;
-/// `every = "optimal"` tries n up to this many times the first-order n* (MODELS.md §4), and
-/// at least [`MIN_OPTIMAL_EVERY_SCAN`].
-const OPTIMAL_EVERY_SPAN: f64 = 4.0;
-/// `every = "optimal"` stops once n is this much past twice the best count so far.
-const OPTIMAL_EVERY_PAST: u64 = 8;
-/// The fewest counts `every = "optimal"` tries, unless it stops early.
-const MIN_OPTIMAL_EVERY_SCAN: u64 = 64;
-
 /// `job.level2.every = "optimal"`: the count n ≥ 1 that minimises the exact overhead of an
 /// endless run of patterns ([`analytic::multilevel::pattern_overhead`]) at the interval that
 /// `rule` × `factor` gives at each n (for "optimal", the exact optimum at that n: together the
-/// best (n, interval) pair). Tried from 1 up to 4 times the first-order n* (at least 64, at
-/// most [`MAX_OPTIMAL_EVERY`]), stopping once n is past twice the best so far plus 8 with the
-/// overhead above the best; refused where level 2 never fails (larger patterns always
-/// cost less) or the best count is the last tried.
+/// best (n, interval) pair), by [`analytic::multilevel::optimal_every`]; refused where level 2
+/// never fails (larger patterns always cost less) or the best count is the last tried.
 fn optimal_every(
     rule: IntervalRule,
     factor: f64,
@@ -2565,32 +2553,31 @@ fn optimal_every(
              patterns always cost less; accepted here is an integer ≥ 1",
         ));
     }
-    let n_star = analytic::multilevel::first_order_every(job, two, rates);
-    let span = if n_star.is_finite() { (OPTIMAL_EVERY_SPAN * n_star).ceil() as u64 } else { MAX_OPTIMAL_EVERY };
-    let last = span.clamp(MIN_OPTIMAL_EVERY_SCAN, MAX_OPTIMAL_EVERY);
-    let (mut best, mut best_overhead) = (1, f64::INFINITY);
-    for n in 1..=last {
-        let at = crate::engine::TwoLevel { every: n, ..two.clone() };
-        let interval_s = two_level_interval_of(rule, job, &at, failures, basis)? * factor;
-        let overhead = analytic::multilevel::pattern_overhead(job, &at, interval_s, rates).unwrap_or(f64::NAN);
-        if overhead < best_overhead {
-            (best, best_overhead) = (n, overhead);
-        } else if n >= 2 * best + OPTIMAL_EVERY_PAST {
-            // Well past the best and rising: the overhead is unimodal in n (a sum of a
-            // falling write cost and a rising rollback cost, MODELS.md §4), so stop.
-            break;
+    // The rule's interval at each n; a rule refused at some n is refused at all (the errors
+    // depend on the rule, not on n), so the first error is the one to report.
+    let mut refused = None;
+    let best = analytic::multilevel::optimal_every(job, two, rates, |at| {
+        match two_level_interval_of(rule, job, at, failures, basis) {
+            Ok(t) => Some(t * factor),
+            Err(e) => {
+                refused.get_or_insert(e);
+                None
+            }
         }
+    });
+    if let Some(e) = refused {
+        return Err(e);
     }
-    if best == last {
-        return Err(field(
+    best.ok_or_else(|| {
+        field(
             "job.level2.every",
             format!(
-                "\"optimal\" finds the overhead still falling at n = {last}, the most tried: accepted here is an \
-                 integer ≥ 1"
+                "\"optimal\" finds the overhead still falling at n = {}, the most tried: accepted here is an \
+                 integer ≥ 1",
+                analytic::multilevel::optimal_every_last(job, two, rates)
             ),
-        ));
-    }
-    Ok(best)
+        )
+    })
 }
 
 /// Byte spans of every key and value in the file, to point errors at line and column.

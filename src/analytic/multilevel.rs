@@ -238,6 +238,54 @@ pub fn overhead(job: &Job, two: &TwoLevel, interval_s: f64, rates: Rates) -> Opt
     Some(expected_wall_s(job, two, interval_s, rates)? / job.work_s - 1.0)
 }
 
+/// The most level-1 checkpoints per level-2 one that [`optimal_every`] tries.
+pub const MAX_OPTIMAL_EVERY: u64 = 4096;
+/// [`optimal_every`] tries n up to this many times the first-order n* ([`first_order_every`]),
+/// and at least [`MIN_OPTIMAL_EVERY_SCAN`].
+const OPTIMAL_EVERY_SPAN: f64 = 4.0;
+/// [`optimal_every`] stops once n is this much past twice the best count so far.
+const OPTIMAL_EVERY_PAST: u64 = 8;
+/// The fewest counts [`optimal_every`] tries, unless it stops early.
+const MIN_OPTIMAL_EVERY_SCAN: u64 = 64;
+
+/// The last count [`optimal_every`] would try: 4 n* rounded up, at least 64, at most
+/// [`MAX_OPTIMAL_EVERY`] (that where n* is not finite).
+pub fn optimal_every_last(job: &Job, two: &TwoLevel, rates: Rates) -> u64 {
+    let n_star = first_order_every(job, two, rates);
+    let span = if n_star.is_finite() { (OPTIMAL_EVERY_SPAN * n_star).ceil() as u64 } else { MAX_OPTIMAL_EVERY };
+    span.clamp(MIN_OPTIMAL_EVERY_SCAN, MAX_OPTIMAL_EVERY)
+}
+
+/// The count n ≥ 1 of checkpoints per level-2 one that minimises the exact overhead of an
+/// endless run of patterns ([`pattern_overhead`]) at the chunk interval `interval_s(two at
+/// n)` (s; `None` counts as no value): with [`optimal_interval_s`], the best (n, interval)
+/// pair (MODELS.md §4). Tried from n = 1 up to [`optimal_every_last`], stopping once n is
+/// past twice the best so far plus 8 with the overhead above the best (it is unimodal in n:
+/// a falling write cost plus a rising rollback cost). `None` where λ₂ = 0 (longer patterns
+/// always cost less), or the best is the last count tried, or no count has a value.
+pub fn optimal_every(
+    job: &Job,
+    two: &TwoLevel,
+    rates: Rates,
+    mut interval_s: impl FnMut(&TwoLevel) -> Option<f64>,
+) -> Option<u64> {
+    if rates.level2_per_s.is_nan() || rates.level2_per_s <= 0.0 {
+        return None;
+    }
+    let last = optimal_every_last(job, two, rates);
+    let (mut best, mut best_overhead) = (None, f64::INFINITY);
+    for n in 1..=last {
+        let at = TwoLevel { every: n, ..two.clone() };
+        let overhead = interval_s(&at).and_then(|t| pattern_overhead(job, &at, t, rates)).unwrap_or(f64::NAN);
+        if overhead < best_overhead {
+            (best, best_overhead) = (Some(n), overhead);
+        } else if best.is_some_and(|b| n >= 2 * b + OPTIMAL_EVERY_PAST) {
+            break;
+        }
+    }
+    best.filter(|&b| b < last)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -502,3 +502,83 @@ fn optimize_finds_the_two_level_optimum() {
     assert_eq!(o.formulas[0].interval_s, young_s);
     assert_eq!(o.formulas[1].interval_s, multilevel::optimal_interval_s(&p.job, two, rates).unwrap());
 }
+
+/// `formulas --level2-checkpoint …` gives the closed forms of the scenario path: the best n
+/// and interval of `every = "optimal"` with `policy.interval = "optimal"`, and the exact
+/// finite-work overhead of the example's n = 8 at 10 min that `run` puts in `model`; bad
+/// two-level flags exit 2 naming the flag.
+#[test]
+fn two_level_formulas_agree_with_the_scenario_path() {
+    const SAME_RTOL: f64 = 1e-12;
+    let base = [
+        "formulas",
+        "--checkpoint",
+        "20s",
+        "--node-mtbf",
+        "16d",
+        "--nodes",
+        "128",
+        "--restart",
+        "2min",
+        "--level2-checkpoint",
+        "10min",
+        "--level2-restart",
+        "15min",
+        "--level2-mtbf",
+        "12h",
+        "--work",
+        "2e5s",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--every", "8", "--interval", "10min", "--format", "json"]);
+    let o = super::ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = doc["intervals"].as_array().unwrap();
+    let row = |name: &str, n: u64| {
+        rows.iter()
+            .find(|r| r["name"] == name && r["level2_every"] == n)
+            .unwrap_or_else(|| panic!("{name} at n = {n} in {rows:?}"))
+    };
+    let sc = super::load("scenarios/two-level.toml", &["job.level2.every=\"optimal\"", "policy.interval=optimal"]);
+    let p = &sc.points[0];
+    let n = p.two_level.as_ref().unwrap().every;
+    let best = &rows[0];
+    assert_eq!((best["name"].as_str(), best["level2_every"].as_u64()), (Some("optimal"), Some(n)));
+    let t = best["interval_s"].as_f64().unwrap();
+    assert!((t - p.interval_s).abs() <= SAME_RTOL * t, "{t} vs {}", p.interval_s);
+    let given = row("given", 8);
+    let sc = super::load("scenarios/two-level.toml", &["job.level2.every=8"]);
+    let (_, model) = ckptsim::report::model_overhead(&sc.points[0]).unwrap();
+    let h = given["job_overhead"].as_f64().unwrap();
+    assert!((h - model).abs() <= SAME_RTOL * model, "{h} vs {model}");
+    assert!(row("young", 8)["interval_s"].as_f64().unwrap() > row("optimal", 8)["interval_s"].as_f64().unwrap());
+    // CSV: the same rows, with n.
+    let mut args = base.to_vec();
+    args.extend(["--format", "csv"]);
+    let o = super::ckptsim(&args);
+    let csv = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        csv.starts_with("name,level2_every,interval_s,overhead,efficiency,wall_mean_s,job_overhead\noptimal,11,"),
+        "{csv}"
+    );
+    for (extra, expected) in [
+        (&["--every", "0"][..], "--every: \"0\" is out of range: accepted is an integer ≥ 1"),
+        (&["--level2-mtbf", "0s"][..], "--level2-mtbf: \"0s\" is out of range"),
+        (&["--level2-restart", "-1s"][..], "--level2-restart"),
+    ] {
+        let mut args: Vec<&str> = base.iter().copied().filter(|a| *a != "12h" && *a != "--level2-mtbf").collect();
+        if !extra.contains(&"--level2-mtbf") {
+            args.extend(["--level2-mtbf", "12h"]);
+        }
+        args.extend(extra);
+        let o = super::ckptsim(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(expected), "{extra:?}: {expected:?} missing in {err}");
+    }
+    let o = super::ckptsim(&["formulas", "--checkpoint", "20s", "--mtbf", "3h", "--level2-checkpoint", "10min"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--level2-mtbf"), "{err}");
+}

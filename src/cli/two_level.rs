@@ -1,0 +1,219 @@
+//! `ckptsim formulas` with `--level2-checkpoint`: the closed forms of two-level
+//! checkpointing under Poisson failures (MODELS.md §4; Moody et al., SC'10).
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use super::{Format, FormulasArgs, duration_arg, fixed6, header_seconds, usage};
+use crate::analytic::multilevel::{self, Rates};
+use crate::engine::{Job, TwoLevel};
+use crate::report;
+use crate::scenario;
+
+/// One (n, interval) pair of the two-level table and what the closed forms say of it.
+#[derive(Debug, Clone)]
+struct Row {
+    /// The formula: `optimal` (the exact optimum at n), `young` (P*(n)/n), `given`.
+    name: &'static str,
+    /// Level-1 checkpoints per level-2 one.
+    every: u64,
+    /// Compute between two checkpoints of any level (s).
+    interval_s: f64,
+    /// The exact overhead of endless work ([`multilevel::pattern_overhead`]).
+    overhead: f64,
+    /// E\[wall\] (s) of the `--work` given ([`multilevel::expected_wall_s`]).
+    wall_mean_s: Option<f64>,
+    /// E\[wall\]/W − 1 of the `--work` given.
+    job_overhead: Option<f64>,
+}
+
+/// The two-level `formulas`: level 1 is `job` with the level-1 failures of MTBF `mtbf_s`;
+/// level 2 writes in `c2` (as written) and restarts in `--level2-restart` (default the
+/// job's restart), its failures of MTBF `--level2-mtbf`. Rows: the best n with its exact
+/// optimum and its P*(n)/n, the first order's n* rounded with P*(n)/n, `--every` with both,
+/// and `--interval` at the best n (or `--every`).
+pub(super) fn cmd(
+    args: &FormulasArgs,
+    job: &Job,
+    mtbf_s: f64,
+    c2: &str,
+    extra_interval_s: Option<f64>,
+) -> anyhow::Result<()> {
+    let level2_mtbf = args.level2_mtbf.as_deref().expect("clap: --level2-checkpoint requires --level2-mtbf");
+    let m2_s = duration_arg("level2-mtbf", level2_mtbf, true)?;
+    let two = TwoLevel {
+        every: 1,
+        checkpoint_s: duration_arg("level2-checkpoint", c2, false)?,
+        restart_s: match &args.level2_restart {
+            Some(r) => duration_arg("level2-restart", r, false)?,
+            None => job.restart_s,
+        },
+        level2: TwoLevel::ALL_BUT_NODES,
+    };
+    if args.every == Some(0) {
+        return Err(usage("--every: \"0\" is out of range: accepted is an integer ≥ 1".to_string()));
+    }
+    let rates = Rates { level1_per_s: 1.0 / mtbf_s, level2_per_s: 1.0 / m2_s };
+    let at = |n: u64| TwoLevel { every: n, ..two.clone() };
+    let n_star = multilevel::first_order_every(job, &two, rates);
+    let best = multilevel::optimal_every(job, &two, rates, |t| multilevel::optimal_interval_s(job, t, rates));
+    let mut pairs: Vec<(&'static str, u64, Option<f64>)> = vec![];
+    let young = |n: u64| multilevel::first_order_period_s(job, &at(n), rates) / n as f64;
+    if let Some(n) = best {
+        pairs.push(("optimal", n, multilevel::optimal_interval_s(job, &at(n), rates)));
+        pairs.push(("young", n, Some(young(n))));
+    }
+    let rounded = if n_star.is_finite() { Some((n_star.round() as u64).max(1)) } else { None };
+    if let Some(n) = rounded.filter(|n| Some(*n) != best) {
+        pairs.push(("young", n, Some(young(n))));
+    }
+    if let Some(n) = args.every.filter(|n| Some(*n) != best) {
+        pairs.push(("optimal", n, multilevel::optimal_interval_s(job, &at(n), rates)));
+        pairs.push(("young", n, Some(young(n))));
+    }
+    if let Some(t) = extra_interval_s {
+        pairs.push(("given", args.every.or(best).or(rounded).unwrap_or(1), Some(t)));
+    }
+    let finite_work = job.work_s.is_finite();
+    let rows: Vec<Row> = pairs
+        .into_iter()
+        .filter_map(|(name, every, t)| {
+            let interval_s = t.filter(|t| t.is_finite() && *t > 0.0)?;
+            let two = at(every);
+            // As in scenario files: at most 10⁷ chunks (the exact chain walks each pattern).
+            let finite = finite_work && job.work_s / interval_s <= scenario::MAX_TWO_LEVEL_CHUNKS;
+            let wall_mean_s = finite.then(|| multilevel::expected_wall_s(job, &two, interval_s, rates)).flatten();
+            Some(Row {
+                name,
+                every,
+                interval_s,
+                overhead: multilevel::pattern_overhead(job, &two, interval_s, rates)?,
+                wall_mean_s,
+                job_overhead: wall_mean_s.map(|w| w / job.work_s - 1.0),
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return Err(usage(format!(
+            "--level2-checkpoint {c2}: no two-level formula gives an interval > 0 here (C₁ = {} s, C₂ = {} s); \
+             accepted is a write cost > 0 at some level, or give --interval to evaluate one",
+            scenario::shown_number(job.checkpoint_s),
+            scenario::shown_number(two.checkpoint_s)
+        )));
+    }
+    if best.is_none() {
+        eprintln!(
+            "note: no best n up to {}: the overhead keeps falling as n grows (level 2 fails rarely against level 1)",
+            multilevel::optimal_every_last(job, &two, rates)
+        );
+    }
+    let text = match args.format {
+        Format::Json => {
+            let mut t = serde_json::to_string_pretty(&serde_json::json!({
+                "checkpoint_s": job.checkpoint_s, "mtbf_s": mtbf_s, "restart_s": job.restart_s,
+                "downtime_s": job.downtime_s, "work_s": if finite_work { Some(job.work_s) } else { None },
+                "level2_checkpoint_s": two.checkpoint_s, "level2_mtbf_s": m2_s, "level2_restart_s": two.restart_s,
+                "first_order_every": if n_star.is_finite() { Some(n_star) } else { None },
+                "intervals": rows.iter().map(|r| serde_json::json!({
+                    "name": r.name, "level2_every": r.every, "interval_s": r.interval_s, "overhead": r.overhead,
+                    "efficiency": 1.0 / (1.0 + r.overhead), "wall_mean_s": r.wall_mean_s,
+                    "job_overhead": r.job_overhead,
+                })).collect::<Vec<_>>(),
+            }))?;
+            t.push('\n');
+            t
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(vec![]);
+            w.write_record([
+                "name",
+                "level2_every",
+                "interval_s",
+                "overhead",
+                "efficiency",
+                "wall_mean_s",
+                "job_overhead",
+            ])?;
+            for r in &rows {
+                let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+                w.write_record([
+                    r.name.to_string(),
+                    r.every.to_string(),
+                    r.interval_s.to_string(),
+                    r.overhead.to_string(),
+                    (1.0 / (1.0 + r.overhead)).to_string(),
+                    opt(r.wall_mean_s),
+                    opt(r.job_overhead),
+                ])?;
+            }
+            String::from_utf8(w.into_inner()?)?
+        }
+        Format::Table | Format::Markdown => table(job, mtbf_s, &two, m2_s, n_star, &rows),
+    };
+    std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
+    Ok(())
+}
+
+/// The terminal table of the two-level `formulas`.
+fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &[Row]) -> String {
+    let h = report::human_duration;
+    let can =
+        |e: crate::engine::Exposure| if e == crate::engine::Exposure::CanFail { "can fail" } else { "cannot fail" };
+    let mut out = format!(
+        "two-level checkpointing, exponential failures (MODELS.md §4): level 1 M₁ = {} ({} s), C₁ = {}, R₁ = {}; \
+         level 2 M₂ = {} ({} s), C₂ = {}, R₂ = {}; D = {}; checkpoint {}, restart {}\n",
+        h(mtbf_s),
+        header_seconds(mtbf_s),
+        h(job.checkpoint_s),
+        h(job.restart_s),
+        h(m2_s),
+        header_seconds(m2_s),
+        h(two.checkpoint_s),
+        h(two.restart_s),
+        h(job.downtime_s),
+        can(job.checkpoint_exposure),
+        can(job.restart_exposure),
+    );
+    out.push_str(&match n_star {
+        n if n.is_finite() => format!("  first-order n* = √(λ₁(C₂ − C₁)/(λ₂C₁)) = {n:.3}\n\n"),
+        _ => "  first-order n*: none (C₂ < C₁, or no level-1 write cost)\n\n".to_string(),
+    });
+    let finite = job.work_s.is_finite();
+    out.push_str(&format!(
+        "  {:<10} {:>5} {:>14} {:>14} {:>12} {:>10}",
+        "formula", "n", "interval", "interval_s", "overhead", "efficiency"
+    ));
+    if finite {
+        out.push_str(&format!(" {:>14} {:>12}", "E[wall]", "job overhead"));
+    }
+    out.push('\n');
+    for r in rows {
+        out.push_str(&format!(
+            "  {:<10} {:>5} {:>14} {:>14} {:>12} {:>10}",
+            r.name,
+            r.every,
+            h(r.interval_s),
+            fixed6(r.interval_s),
+            fixed6(r.overhead),
+            fixed6(1.0 / (1.0 + r.overhead))
+        ));
+        if let (Some(w), Some(o)) = (r.wall_mean_s, r.job_overhead) {
+            out.push_str(&format!(" {:>14} {:>12}", h(w), fixed6(o)));
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "\n  n = checkpoints per level-2 one; interval = compute between two checkpoints of any level; optimal = the \
+         exact optimum at n (the first row: the best n and interval together); young = the first order's P*(n)/n\n  \
+         overhead = E[wall]/work − 1 for endless work, from the exact Markov chain over a pattern's chunks; \
+         efficiency = 1/(1 + overhead)\n",
+    );
+    if finite {
+        out.push_str(
+            "  E[wall], job overhead: the --work given, exact (its last pattern is shorter and ends in a level-2 \
+             write)\n",
+        );
+    }
+    out
+}
