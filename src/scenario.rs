@@ -886,15 +886,16 @@ impl Scenario {
     }
 
     /// What in this scenario is valid but probably not meant, one line per cause, naming the
-    /// points it concerns (for example a replayed log none of whose failures hit the job).
+    /// points it concerns: a replayed log none of whose failures hit the job, or a job whose
+    /// work is less than one checkpoint write.
     pub fn warnings(&self) -> Vec<String> {
         let mut found: Vec<(String, Vec<usize>)> = vec![];
         for p in &self.points {
-            let crate::failure::FailureModel::Trace(t) = &p.failures.base else { continue };
-            let Some(w) = t.warning() else { continue };
-            match found.iter_mut().find(|(seen, _)| *seen == w) {
-                Some((_, points)) => points.push(p.index),
-                None => found.push((w, vec![p.index])),
+            for w in point_warnings(p) {
+                match found.iter_mut().find(|(seen, _)| *seen == w) {
+                    Some((_, points)) => points.push(p.index),
+                    None => found.push((w, vec![p.index])),
+                }
             }
         }
         found
@@ -906,6 +907,32 @@ impl Scenario {
             })
             .collect()
     }
+}
+
+/// What at one point is valid but probably not meant, one line per cause, without the
+/// point's index ([`Scenario::warnings`] adds it):
+/// - a replayed log none of whose failures hit the job ([`TraceReplay::warning`]);
+/// - `job.work` less than one checkpoint write, `job.checkpoint`: the job computes for less
+///   time than it takes to save once, most likely the two swapped or a unit mistyped.
+///
+/// [`TraceReplay::warning`]: crate::failure::TraceReplay::warning
+fn point_warnings(p: &Point) -> Vec<String> {
+    let mut found = vec![];
+    if let crate::failure::FailureModel::Trace(t) = &p.failures.base
+        && let Some(w) = t.warning()
+    {
+        found.push(w);
+    }
+    let job = &p.job;
+    if job.work_s < job.checkpoint_s {
+        found.push(format!(
+            "job.work = {} is less than one checkpoint write, job.checkpoint = {}: the job computes for less time \
+             than it takes to save once; were the two swapped, or a unit mistyped?",
+            crate::report::human_duration(job.work_s),
+            crate::report::human_duration(job.checkpoint_s)
+        ));
+    }
+    found
 }
 
 /// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.

@@ -261,6 +261,33 @@ fn an_error_at_one_sweep_point_names_the_point() {
     assert!(o.status.code() == Some(2) && !stderr.contains("sweep point"), "{stderr}");
 }
 
+/// Work less than one checkpoint write (`work = "30 s"`, `checkpoint = "2 min"`) is valid but
+/// most likely two values swapped or a unit mistyped: a warning names both keys and values,
+/// and the run goes on (exit 0). Equal values and the usual proportions say nothing.
+#[test]
+fn work_shorter_than_a_checkpoint_is_warned_about() {
+    let short = with(r#"work = "2e5 s""#, r#"work = "30 s""#);
+    let warnings = super::inline(&short).warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    for part in ["job.work = 30.000 s", "less than one checkpoint write", "job.checkpoint = 2.000 min", "swapped"] {
+        assert!(warnings[0].contains(part), "{part:?} missing from {:?}", warnings[0]);
+    }
+    assert_eq!(super::inline(GOOD).warnings(), Vec::<String>::new());
+    assert_eq!(super::inline(&with(r#"work = "2e5 s""#, r#"work = "2 min""#)).warnings(), Vec::<String>::new());
+    // In a sweep, the warning names the point it concerns.
+    let swept = super::inline(&format!("{GOOD}\n[sweep]\n\"job.work\" = [\"2e5 s\", \"30 s\"]\n")).warnings();
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert!(swept[0].starts_with("point 1: job.work = 30.000 s"), "{swept:?}");
+    // The binary says it on stderr and runs.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("short.toml");
+    fs::write(&file, &short).unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: ") && stderr.contains("job.checkpoint = 2.000 min"), "{stderr}");
+}
+
 /// `policy.factor = [...]` unquoted is a table `policy` to TOML: the error names the key the
 /// user meant and says to quote it.
 #[test]
