@@ -837,6 +837,10 @@ pub struct Point {
     /// Two-level checkpointing (`[job.level2]`), where given: the job's checkpoint and restart
     /// are then level 1's.
     pub two_level: Option<crate::engine::TwoLevel>,
+    /// `failures.mtbf` (the whole job's MTBF) where the point's failures were given by it: its
+    /// value (s) and its text as written; `None` where they come from `failures.node_mtbf`,
+    /// node classes or a replayed log.
+    pub given_job_mtbf: Option<(f64, String)>,
 }
 
 /// A validated scenario: its run settings and its sweep points.
@@ -886,8 +890,9 @@ impl Scenario {
     }
 
     /// What in this scenario is valid but probably not meant, one line per cause, naming the
-    /// points it concerns: a replayed log none of whose failures hit the job, or a job whose
-    /// work is less than one checkpoint write.
+    /// points it concerns: a replayed log none of whose failures hit the job, a job whose
+    /// work is less than one checkpoint write, or a job MTBF on many nodes that looks like a
+    /// node's ([`SUSPECT_JOB_MTBF_NODES`], [`SUSPECT_JOB_MTBF_TO_WORK`]).
     pub fn warnings(&self) -> Vec<String> {
         let mut found: Vec<(String, Vec<usize>)> = vec![];
         for p in &self.points {
@@ -913,7 +918,10 @@ impl Scenario {
 /// point's index ([`Scenario::warnings`] adds it):
 /// - a replayed log none of whose failures hit the job ([`TraceReplay::warning`]);
 /// - `job.work` less than one checkpoint write, `job.checkpoint`: the job computes for less
-///   time than it takes to save once, most likely the two swapped or a unit mistyped.
+///   time than it takes to save once, most likely the two swapped or a unit mistyped;
+/// - `failures.mtbf`, the whole job's MTBF, over [`SUSPECT_JOB_MTBF_TO_WORK`] times the work
+///   of a job on [`SUSPECT_JOB_MTBF_NODES`] nodes or more: most likely one node's MTBF
+///   (`failures.node_mtbf`) written as the job's.
 ///
 /// [`TraceReplay::warning`]: crate::failure::TraceReplay::warning
 fn point_warnings(p: &Point) -> Vec<String> {
@@ -932,8 +940,46 @@ fn point_warnings(p: &Point) -> Vec<String> {
             crate::report::human_duration(job.checkpoint_s)
         ));
     }
+    if let Some((mtbf_s, written)) = &p.given_job_mtbf
+        && p.nodes >= SUSPECT_JOB_MTBF_NODES
+        && *mtbf_s > SUSPECT_JOB_MTBF_TO_WORK * job.work_s
+    {
+        const YEAR_S: f64 = 365.0 * 86_400.0;
+        let node_s = mtbf_s * p.nodes as f64;
+        let node = if node_s >= YEAR_S {
+            format!("{} y", crate::forecast::about(node_s / YEAR_S))
+        } else {
+            crate::report::human_duration(node_s)
+        };
+        found.push(format!(
+            "failures.mtbf = \"{written}\" is the whole job's MTBF, over {} × its work (job.work = {}) on job.nodes = \
+             {}: each node would fail once in {node}, and the job almost never; if \"{written}\" is one node's MTBF, \
+             write failures.node_mtbf = \"{written}\" instead",
+            SUSPECT_JOB_MTBF_TO_WORK,
+            crate::report::human_duration(job.work_s),
+            p.nodes
+        ));
+    }
     found
 }
+
+/// Nodes from which a job whose `failures.mtbf` is over [`SUSPECT_JOB_MTBF_TO_WORK`] times its
+/// work is warned about ([`Scenario::warnings`]): the mirror of the slow-run warning
+/// ([`crate::forecast`]), which catches a job MTBF far too short.
+///
+/// Why 64: `failures.mtbf` is the whole job's, a node's MTBF over the nodes. On one node or a
+/// few, a job MTBF of hundreds of times the work is an ordinary node's (5 years are 1825
+/// one-day works); on 64 nodes it makes each node's at least 6400 times the work (18 years
+/// for a day's work), beyond the few years production nodes reach. A short job on a reliable
+/// machine may warn too (on 64 nodes of 5 years, a work under 7 h): the warning names the node
+/// MTBF it implies, to judge by.
+pub const SUSPECT_JOB_MTBF_NODES: u64 = 64;
+
+/// Ratio of `failures.mtbf` to `job.work` above which a job on [`SUSPECT_JOB_MTBF_NODES`] nodes
+/// or more is warned about: the job then expects under 1 failure in 100 runs, so checkpointing
+/// hardly matters and the run shows next to no overhead, the mark of one node's MTBF written
+/// where the job's was meant (`failures.node_mtbf` is a node's).
+pub const SUSPECT_JOB_MTBF_TO_WORK: f64 = 100.0;
 
 /// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
@@ -1880,7 +1926,8 @@ fn resolve_point(
             ),
         ));
     }
-    Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s, two_level })
+    let given_job_mtbf = raw.failures.mtbf.as_ref().map(|d| (d.0, d.1.to_string()));
+    Ok(Point { index, labels, job, nodes, failures, rule, rate, factor, interval_s, two_level, given_job_mtbf })
 }
 
 /// The longest of a job's durations (work, checkpoint, restart, downtime) that is accepted

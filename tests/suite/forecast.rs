@@ -76,6 +76,46 @@ fn a_node_mtbf_on_a_huge_platform_warns_with_the_numbers() {
     assert_eq!(forecast::slow_run_warning(&small, small.run.stop, Shard::WHOLE), None);
 }
 
+/// The mirror of the review's case: a node's MTBF written as the job's (`failures.mtbf =
+/// "5 y"` on 1024 nodes, a job MTBF of 1825 days of work) is warned about with both keys,
+/// the values and the node MTBF it implies; a node MTBF given as one, a job on fewer nodes
+/// than [`scenario::SUSPECT_JOB_MTBF_NODES`] or an MTBF of at most
+/// [`scenario::SUSPECT_JOB_MTBF_TO_WORK`] times the work is not.
+#[test]
+fn a_node_mtbf_given_as_the_job_mtbf_on_many_nodes_warns() {
+    let text = |failures: &str, nodes: u64, tail: &str| {
+        format!(
+            "[job]\nwork = \"24 h\"\nnodes = {nodes}\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n\
+             [failures]\n{failures}\n{tail}"
+        )
+    };
+    let warnings = |failures: &str, nodes: u64| inline(&text(failures, nodes, "")).warnings();
+    let w = warnings("mtbf = \"5 y\"", 1024);
+    assert_eq!(w.len(), 1, "{w:?}");
+    for part in [
+        "failures.mtbf = \"5 y\" is the whole job's MTBF, over 100 × its work (job.work = 24.000 h)",
+        "job.nodes = 1024",
+        "each node would fail once in 5100 y",
+        "write failures.node_mtbf = \"5 y\" instead",
+    ] {
+        assert!(w[0].contains(part), "{part:?} missing from {:?}", w[0]);
+    }
+    assert_eq!(warnings("node_mtbf = \"5 y\"", 1024), Vec::<String>::new());
+    assert_eq!(warnings("mtbf = \"5 y\"", scenario::SUSPECT_JOB_MTBF_NODES - 1), Vec::<String>::new());
+    assert_eq!(warnings("mtbf = \"5 y\"", scenario::SUSPECT_JOB_MTBF_NODES).len(), 1);
+    // At the threshold (100 days, 100 × a day's work) nothing; just past it, the warning.
+    assert_eq!(scenario::SUSPECT_JOB_MTBF_TO_WORK, 100.0);
+    assert_eq!(warnings("mtbf = \"100 d\"", 1024), Vec::<String>::new());
+    assert_eq!(warnings("mtbf = \"101 d\"", 1024).len(), 1);
+    // A Weibull law on job-level renewal: failures.mtbf is still the job's.
+    assert_eq!(warnings("law = \"weibull\"\nshape = 0.7\nrenewal = \"job\"\nmtbf = \"5 y\"", 1024).len(), 1);
+    // In a sweep, the warning names the point it concerns.
+    let swept =
+        inline(&text("mtbf = \"3.1 h\"", 1024, "[sweep]\n\"failures.mtbf\" = [\"3.1 h\", \"5 y\"]\n")).warnings();
+    assert_eq!(swept.len(), 1, "{swept:?}");
+    assert!(swept[0].starts_with("point 1: failures.mtbf = \"5 y\""), "{swept:?}");
+}
+
 /// The estimate is the failures the engine plays, struck and passed over: E[wall]/MTBF is
 /// exact for Poisson failures (Wald's identity), here with downtime, writes that cannot fail,
 /// restarts that can, an end-job job and a per-node platform. The work over the MTBF, which
@@ -205,8 +245,9 @@ fn adaptive_runs_and_shards_count_what_they_will_play() {
     assert_eq!(forecast::slow_run_warning(&yd, Stop::Replications(30_000_000), quarter), None);
 }
 
-/// No committed run scenario warns at its defaults, nor comes within [`COMMITTED_MARGIN`] of
-/// either threshold (efficiency studies are `ckptsim efficiency`'s; the LANL replays need
+/// No committed run scenario warns at its defaults (neither the slow-run warning nor any of
+/// [`Scenario::warnings`]), nor comes within [`COMMITTED_MARGIN`] of the slow-run
+/// thresholds (efficiency studies are `ckptsim efficiency`'s; the LANL replays need
 /// the shared data folder and are skipped without it).
 #[test]
 fn committed_scenarios_do_not_warn() {
@@ -229,6 +270,7 @@ fn committed_scenarios_do_not_warn() {
             Err(e) => panic!("{}: {e}", path.display()),
         };
         assert_eq!(forecast::slow_run_warning(&sc, sc.run.stop, Shard::WHOLE), None, "{}", path.display());
+        assert_eq!(sc.warnings(), Vec::<String>::new(), "{}", path.display());
         let reps = match sc.run.stop {
             Stop::Replications(n) => n as f64,
             Stop::Precision(_) => FIRST_ADAPTIVE_ROUND as f64,
