@@ -2254,13 +2254,26 @@ fn resolve_trace(
     } else {
         context.dir.join(written)
     };
-    if !written.is_absolute() && !path.exists() {
-        let rule = if context.trace_file_from_set {
-            "a relative path given with --set resolves against the current folder"
-        } else {
-            "a relative path resolves against the scenario file's folder"
+    // Only where the path surely does not exist (not where it cannot be looked at: the log's
+    // reader names that error).
+    if matches!(path.try_exists(), Ok(false)) {
+        let rule = match (written.is_absolute(), context.trace_file_from_set) {
+            (true, _) => String::new(),
+            (false, true) => " (a relative path given with --set resolves against the current folder)".into(),
+            (false, false) => " (a relative path resolves against the scenario file's folder)".into(),
         };
-        return Err(field("failures.trace.file", format!("cannot read {}: no such file ({rule})", path.display())));
+        // A log kept elsewhere (the LANL scenarios name the shared data folder beside the
+        // checkout) is replayed without editing the scenario.
+        let elsewhere = if context.trace_file_from_set {
+            ""
+        } else {
+            "; accepted is the path of a failure log: for a log kept elsewhere, give its path with --set \
+             failures.trace.file=PATH (relative to the current folder)"
+        };
+        return Err(field(
+            "failures.trace.file",
+            format!("cannot read {}: no such file{rule}{elsewhere}", path.display()),
+        ));
     }
     let skip = t.malformed == Some(MalformedName::Skip);
     let log = {

@@ -196,6 +196,60 @@ fn bad_trace_input() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("log.csv:4"));
 }
 
+/// The LANL replays name a log in the shared data folder beside the checkout: where it is
+/// not there (a copy of the scenario elsewhere, a checkout without the data) the error names
+/// the key, the resolved path and the rule, and says how to point at a log kept elsewhere
+/// without editing the file; that `--set` works. A path that came from `--set` gets no such
+/// advice.
+#[test]
+fn a_missing_lanl_log_suggests_setting_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for entry in fs::read_dir(root("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("lanl-") && name.ends_with(".toml")) {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        if !text.contains("[failures.trace]") {
+            continue;
+        }
+        let copy = tmp.path().join(&name);
+        fs::write(&copy, &text).unwrap();
+        let o = ckptsim(&["run", copy.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        for part in [
+            format!("{name}:"),
+            "key `failures.trace.file`: cannot read ".to_string(),
+            "shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz: no such file".to_string(),
+            "resolves against the scenario file's folder".to_string(),
+            "give its path with --set failures.trace.file=PATH (relative to the current folder)".to_string(),
+        ] {
+            assert!(err.contains(&part), "{name}: {part:?} missing from {err}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 2, "lanl-2 and lanl-18");
+    // The advice works: a log of system 2 ("2.csv", 49 nodes) elsewhere.
+    let log = tmp.path().join("2.csv");
+    fs::write(&log, "time_s,node\n0,0\n432000,48\n864000,7\n").unwrap();
+    let copy = tmp.path().join("lanl-2.toml");
+    let set = format!("failures.trace.file={}", log.display());
+    let out = tmp.path().join("out");
+    let o = ckptsim(&["run", copy.to_str().unwrap(), "--set", &set, "--reps", "20", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A missing path given with --set, relative or absolute: no advice to use --set.
+    for missing in ["missing.csv".to_string(), tmp.path().join("missing.csv").display().to_string()] {
+        let set = format!("failures.trace.file={missing}");
+        let o = ckptsim(&["run", copy.to_str().unwrap(), "--set", &set, "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("cannot read {missing}: no such file")) && !err.contains("PATH"), "{err}");
+    }
+}
+
 #[test]
 fn unknown_lanl_system() {
     if !lanl_present() {
