@@ -1328,14 +1328,14 @@ impl Sweep {
     }
 
     /// The error `f` at the point `combo`, located where its key's value came from
-    /// ([`Sweep::origin_of`]). Where the error is at this point only ([`Reach::ThisPoint`])
-    /// and its key is not swept, the message ends with the point and its swept values: the
-    /// same line is fine at other points (`shape` with `failures.law` swept over weibull and
-    /// exponential).
+    /// ([`Sweep::origin_of`]). Where the error is at this point only ([`Reach::ThisPoint`]),
+    /// the message ends with the point and its swept values: the same line is fine at other
+    /// points (`shape` with `failures.law` swept over weibull and exponential), and a swept
+    /// key's value may be wrong only beside the other keys of its point (`failures.law` swept
+    /// over exponential and weibull without a `shape`: the error is `failures.law`'s).
     pub(crate) fn error(&self, spans: &SpanMap, f: FieldError, combo: &[usize], reach: Reach) -> Error {
         let origin = self.origin_of(spans, &f.key, combo);
-        let swept = self.axes.iter().any(|a| a.key == f.key);
-        if swept || reach == Reach::Everywhere || combo.is_empty() || self.count() < 2 {
+        if reach == Reach::Everywhere || combo.is_empty() || self.count() < 2 {
             return scenario_error(origin, &f.key, &f.message);
         }
         let index = combo.iter().zip(&self.values).fold(0, |acc, (&i, values)| acc * values.len() + i);

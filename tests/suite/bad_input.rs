@@ -261,6 +261,39 @@ fn an_error_at_one_sweep_point_names_the_point() {
     assert!(o.status.code() == Some(2) && !stderr.contains("sweep point"), "{stderr}");
 }
 
+/// A swept key whose value is wrong beside its point's other keys only (`failures.law` swept
+/// over exponential and weibull without a `shape`) is located on its sweep element, and the
+/// message names the point and its swept values, as an unswept key's does; where every value
+/// is wrong (weibull and gamma both need a shape) it says nothing of points.
+#[test]
+fn a_swept_value_wrong_at_one_point_names_the_point() {
+    let sweep = |axes: &str| format!("{GOOD}\n[sweep]\n{axes}\n");
+    rejects(
+        &sweep(r#""failures.law" = ["exponential", "weibull"]"#),
+        &[],
+        &[
+            "bad.toml:19:34",
+            "key `failures.law`",
+            "weibull needs a shape",
+            "(at sweep point 1: failures.law = weibull)",
+        ],
+    );
+    // With a second axis: the first point that fails, with every swept value.
+    rejects(
+        &sweep("\"failures.law\" = [\"weibull\", \"exponential\"]\n\"job.checkpoint\" = [\"20 s\", \"2 min\"]"),
+        &[],
+        &["bad.toml:19:19", "(at sweep point 0: failures.law = weibull, job.checkpoint = 20 s)"],
+    );
+    let every = sweep(r#""failures.law" = ["weibull", "gamma"]"#);
+    rejects(&every, &[], &["bad.toml:19:19", "weibull needs a shape"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    fs::write(&file, &every).unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && !stderr.contains("sweep point"), "{stderr}");
+}
+
 /// Work less than one checkpoint write (`work = "30 s"`, `checkpoint = "2 min"`) is valid but
 /// most likely two values swapped or a unit mistyped: a warning names both keys and values,
 /// and the run goes on (exit 0). Equal values and the usual proportions say nothing.
