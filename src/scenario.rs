@@ -920,8 +920,9 @@ impl Scenario {
 /// - `job.work` less than one checkpoint write, `job.checkpoint`: the job computes for less
 ///   time than it takes to save once, most likely the two swapped or a unit mistyped;
 /// - `failures.mtbf`, the whole job's MTBF, over [`SUSPECT_JOB_MTBF_TO_WORK`] times the work
-///   of a job on [`SUSPECT_JOB_MTBF_NODES`] nodes or more: most likely one node's MTBF
-///   (`failures.node_mtbf`) written as the job's.
+///   of a job on [`SUSPECT_JOB_MTBF_NODES`] nodes or more, making each node's over
+///   [`SUSPECT_NODE_MTBF_Y`] years: most likely one node's MTBF (`failures.node_mtbf`)
+///   written as the job's.
 ///
 /// [`TraceReplay::warning`]: crate::failure::TraceReplay::warning
 fn point_warnings(p: &Point) -> Vec<String> {
@@ -943,8 +944,8 @@ fn point_warnings(p: &Point) -> Vec<String> {
     if let Some((mtbf_s, written)) = &p.given_job_mtbf
         && p.nodes >= SUSPECT_JOB_MTBF_NODES
         && *mtbf_s > SUSPECT_JOB_MTBF_TO_WORK * job.work_s
+        && *mtbf_s * p.nodes as f64 > SUSPECT_NODE_MTBF_Y * YEAR_S
     {
-        const YEAR_S: f64 = 365.0 * 86_400.0;
         let node_s = mtbf_s * p.nodes as f64;
         let node = if node_s >= YEAR_S {
             format!("{} y", crate::forecast::about(node_s / YEAR_S))
@@ -971,9 +972,17 @@ fn point_warnings(p: &Point) -> Vec<String> {
 /// few, a job MTBF of hundreds of times the work is an ordinary node's (5 years are 1825
 /// one-day works); on 64 nodes it makes each node's at least 6400 times the work (18 years
 /// for a day's work), beyond the few years production nodes reach. A short job on a reliable
-/// machine may warn too (on 64 nodes of 5 years, a work under 7 h): the warning names the node
-/// MTBF it implies, to judge by.
+/// machine (64 nodes of 5 years, a work under 7 h) is not warned about: the node MTBF it
+/// implies must also exceed [`SUSPECT_NODE_MTBF_Y`].
 pub const SUSPECT_JOB_MTBF_NODES: u64 = 64;
+
+/// The node MTBF (years) that `failures.mtbf` × `job.nodes` must exceed for the warning of
+/// [`SUSPECT_JOB_MTBF_NODES`]: production nodes fail every few years to a few decades
+/// (LANL's 1996–2005 systems: about 1 to 10 years a node), not every century.
+pub const SUSPECT_NODE_MTBF_Y: f64 = 100.0;
+
+/// A year of 365 days (s).
+const YEAR_S: f64 = 365.0 * 86_400.0;
 
 /// Ratio of `failures.mtbf` to `job.work` above which a job on [`SUSPECT_JOB_MTBF_NODES`] nodes
 /// or more is warned about: the job then expects under 1 failure in 100 runs, so checkpointing

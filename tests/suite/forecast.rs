@@ -107,6 +107,13 @@ fn a_node_mtbf_given_as_the_job_mtbf_on_many_nodes_warns() {
     assert_eq!(scenario::SUSPECT_JOB_MTBF_TO_WORK, 100.0);
     assert_eq!(warnings("mtbf = \"100 d\"", 1024), Vec::<String>::new());
     assert_eq!(warnings("mtbf = \"101 d\"", 1024).len(), 1);
+    // A short job on reliable nodes: 64 nodes of 4.9 y give a job MTBF of 28 d, over 100 ×
+    // 6 h of work, but a node MTBF of a few years is ordinary.
+    let short = |mtbf: &str, nodes: u64| {
+        inline(&text(&format!("mtbf = \"{mtbf}\""), nodes, "").replace("24 h", "6 h")).warnings()
+    };
+    assert_eq!(short("28 d", 64), Vec::<String>::new());
+    assert_eq!(short("28 d", 2048).len(), 1, "2048 nodes of 157 y");
     // A Weibull law on job-level renewal: failures.mtbf is still the job's.
     assert_eq!(warnings("law = \"weibull\"\nshape = 0.7\nrenewal = \"job\"\nmtbf = \"5 y\"", 1024).len(), 1);
     // In a sweep, the warning names the point it concerns.
