@@ -450,7 +450,7 @@ struct RawLevel2 {
 }
 
 /// `job.level2.every`: a count n, or `"optimal"`, the n that minimises the exact two-level
-/// overhead of endless work at the policy's interval ([`optimal_every`]).
+/// overhead of endless work at the policy's interval ([`analytic::multilevel::optimal_every`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum EveryRule {
     /// Every n-th checkpoint is a level-2 one (n ≥ 1 once resolved).

@@ -238,6 +238,37 @@ pub fn overhead(job: &Job, two: &TwoLevel, interval_s: f64, rates: Rates) -> Opt
     Some(expected_wall_s(job, two, interval_s, rates)? / job.work_s - 1.0)
 }
 
+/// The most equal chunkings [`finite_work_optimal_interval_s`] compares.
+pub const MAX_FINITE_WORK_CHUNKINGS: f64 = 20_000.0;
+
+/// The chunk interval (s) that minimises the exact expected wall time of the job's finite
+/// work ([`expected_wall_s`]) among the equal chunkings W/k with k within a factor 2 of
+/// W/`around_s` (k ≥ 1): with finite work a chunk count that is not a multiple of n ends in
+/// a short pattern that still costs a whole level-2 write, so the best interval is W/k for a
+/// k that suits n, not the endless-work optimum ([`optimal_interval_s`]) itself. The
+/// candidates are the equal chunkings, as for one level (MODELS.md §1: with k chunks, equal
+/// ones cost least; an interval between two of them ends in a short chunk that still costs
+/// a write). `None` with infinite work, where there would be more than
+/// [`MAX_FINITE_WORK_CHUNKINGS`] candidates, or where no candidate has a value.
+pub fn finite_work_optimal_interval_s(job: &Job, two: &TwoLevel, rates: Rates, around_s: f64) -> Option<f64> {
+    let w = job.work_s;
+    if !(w.is_finite() && around_s > 0.0 && around_s.is_finite()) {
+        return None;
+    }
+    let (k_lo, k_hi) = ((w / (2.0 * around_s)).floor().max(1.0), (2.0 * w / around_s).ceil().max(1.0));
+    if k_hi - k_lo > MAX_FINITE_WORK_CHUNKINGS {
+        return None;
+    }
+    (k_lo as u64..=k_hi as u64)
+        .filter_map(|k| {
+            let t = w / k as f64;
+            Some((t, expected_wall_s(job, two, t, rates)?))
+        })
+        .filter(|(_, e)| e.is_finite())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(t, _)| t)
+}
+
 /// The most level-1 checkpoints per level-2 one that [`optimal_every`] tries.
 pub const MAX_OPTIMAL_EVERY: u64 = 4096;
 /// [`optimal_every`] tries n up to this many times the first-order n* ([`first_order_every`]),

@@ -14,7 +14,8 @@ use crate::scenario;
 /// One (n, interval) pair of the two-level table and what the closed forms say of it.
 #[derive(Debug, Clone)]
 struct Row {
-    /// The formula: `optimal` (the exact optimum at n), `young` (P*(n)/n), `given`.
+    /// The formula: `optimal` (the exact optimum at n), `optimal-work` (the best equal
+    /// chunking of the finite work near it), `young` (P*(n)/n), `given`.
     name: &'static str,
     /// Level-1 checkpoints per level-2 one.
     every: u64,
@@ -61,7 +62,12 @@ pub(super) fn cmd(
     let mut pairs: Vec<(&'static str, u64, Option<f64>)> = vec![];
     let young = |n: u64| multilevel::first_order_period_s(job, &at(n), rates) / n as f64;
     if let Some(n) = best {
-        pairs.push(("optimal", n, multilevel::optimal_interval_s(job, &at(n), rates)));
+        let endless = multilevel::optimal_interval_s(job, &at(n), rates);
+        pairs.push(("optimal", n, endless));
+        // With finite work, the equal chunking W/k that suits n (a whole last pattern).
+        if let Some(t) = endless.and_then(|t| multilevel::finite_work_optimal_interval_s(job, &at(n), rates, t)) {
+            pairs.push(("optimal-work", n, Some(t)));
+        }
         pairs.push(("young", n, Some(young(n))));
     }
     let rounded = if n_star.is_finite() { Some((n_star.round() as u64).max(1)) } else { None };
@@ -181,7 +187,7 @@ fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &
     });
     let finite = job.work_s.is_finite();
     out.push_str(&format!(
-        "  {:<10} {:>5} {:>14} {:>14} {:>12} {:>10}",
+        "  {:<12} {:>5} {:>14} {:>14} {:>12} {:>10}",
         "formula", "n", "interval", "interval_s", "overhead", "efficiency"
     ));
     if finite {
@@ -190,7 +196,7 @@ fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &
     out.push('\n');
     for r in rows {
         out.push_str(&format!(
-            "  {:<10} {:>5} {:>14} {:>14} {:>12} {:>10}",
+            "  {:<12} {:>5} {:>14} {:>14} {:>12} {:>10}",
             r.name,
             r.every,
             h(r.interval_s),
@@ -205,7 +211,8 @@ fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &
     }
     out.push_str(
         "\n  n = checkpoints per level-2 one; interval = compute between two checkpoints of any level; optimal = the \
-         exact optimum at n (the first row: the best n and interval together); young = the first order's P*(n)/n\n  \
+         exact optimum at n for endless work (the first row: the best n and interval together); optimal-work = the \
+         equal chunking W/k near it with the least E[wall] for the --work given; young = the first order's P*(n)/n\n  \
          overhead = E[wall]/work − 1 for endless work, from the exact Markov chain over a pattern's chunks; \
          efficiency = 1/(1 + overhead)\n",
     );

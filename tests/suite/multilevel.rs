@@ -547,6 +547,17 @@ fn two_level_formulas_agree_with_the_scenario_path() {
     assert_eq!((best["name"].as_str(), best["level2_every"].as_u64()), (Some("optimal"), Some(n)));
     let t = best["interval_s"].as_f64().unwrap();
     assert!((t - p.interval_s).abs() <= SAME_RTOL * t, "{t} vs {}", p.interval_s);
+    // With the work given, the best equal chunking near the endless optimum: a brute-force
+    // scan of W/k here, below the endless optimum's own job overhead.
+    let work = row("optimal-work", n);
+    let two = TwoLevel { every: n, ..p.two_level.clone().unwrap() };
+    let rates = ckptsim::scenario::two_level_rates(&p.failures, &two, p.rate);
+    let (k, _) = (150..700)
+        .map(|k| (k, multilevel::overhead(&p.job, &two, 2e5 / k as f64, rates).unwrap()))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(work["interval_s"].as_f64().unwrap(), 2e5 / k as f64);
+    assert!(work["job_overhead"].as_f64().unwrap() < best["job_overhead"].as_f64().unwrap());
     let given = row("given", 8);
     let sc = super::load("scenarios/two-level.toml", &["job.level2.every=8"]);
     let (_, model) = ckptsim::report::model_overhead(&sc.points[0]).unwrap();
