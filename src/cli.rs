@@ -545,8 +545,11 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     }
     // A run expected to be very slow says so before it starts (stderr only: stdout and the
     // files are the same either way); without a terminal there is no progress bar to tell.
+    // A resumed one counts what is left, once its saved progress is read.
     for (sc, &stop) in scenarios.iter().zip(&stops) {
-        if let Some(w) = crate::forecast::slow_run_warning(sc, stop, shard) {
+        if !args.resume
+            && let Some(w) = crate::forecast::slow_run_warning(sc, stop, shard)
+        {
             eprintln!("warning: {}: {w}", sc.path.display());
         }
     }
@@ -603,6 +606,11 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     }
                     runner::Progress { done: 0, summaries: vec![Default::default(); sc.points.len()] }
                 };
+                if args.resume
+                    && let Some(w) = crate::forecast::resumed_run_warning(sc, stop, shard, progress.done)
+                {
+                    bar.suspend(|| eprintln!("warning: {}: {w}", sc.path.display()));
+                }
                 bar.set_length(shard.len(total) * points);
                 bar.set_position(progress.done * points);
                 let mut save = |p: &runner::Progress| {

@@ -110,12 +110,19 @@ pub fn point_forecast(point: &Point) -> PointForecast {
 /// runner refuses before any replication ([`runner::refuse_hopeless`]) gets no warning: its
 /// error comes at once.
 pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option<String> {
+    resumed_run_warning(scenario, stop, shard, 0)
+}
+
+/// [`slow_run_warning`] for a fixed-count run resumed after `done` of its (or its shard's)
+/// replications (`--resume`): only the replications left count. `done` is ignored under
+/// [`Stop::Precision`], which cannot be resumed.
+pub fn resumed_run_warning(scenario: &Scenario, stop: Stop, shard: Shard, done: u64) -> Option<String> {
     if scenario.points.iter().any(|p| runner::refuse_hopeless(p).is_err()) {
         return None;
     }
-    let replications = match stop {
-        Stop::Replications(total) => shard.len(total),
-        Stop::Precision(_) => FIRST_ADAPTIVE_ROUND,
+    let (replications, done) = match stop {
+        Stop::Replications(total) => (shard.len(total).saturating_sub(done), done.min(shard.len(total))),
+        Stop::Precision(_) => (FIRST_ADAPTIVE_ROUND, 0),
     };
     let forecasts: Vec<PointForecast> = scenario.points.iter().map(point_forecast).collect();
     let worst = forecasts.iter().max_by(|a, b| a.failures_per_rep.total_cmp(&b.failures_per_rep))?;
@@ -144,6 +151,13 @@ pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option
     let points = scenario.points.len();
     let of_points = if points == 1 { String::new() } else { format!(" of {points} points") };
     let count = match stop {
+        Stop::Replications(total) if done > 0 => {
+            let whose = if shard == Shard::WHOLE { "the run's".to_string() } else { "this shard's".to_string() };
+            format!(
+                "the {replications} replications{of_points} left of {whose} {}, {done} of them done before",
+                shard.len(total)
+            )
+        }
         Stop::Replications(total) if shard == Shard::WHOLE => format!("{total} replications{of_points}"),
         Stop::Replications(total) => {
             format!("this shard's {replications} of the run's {total} replications{of_points}")

@@ -250,6 +250,18 @@ fn adaptive_runs_and_shards_count_what_they_will_play() {
     assert!(!w.contains("Check the MTBF"), "a sane job is not suspected: {w}");
     let quarter = Shard { index: 1, count: 4 };
     assert_eq!(forecast::slow_run_warning(&yd, Stop::Replications(30_000_000), quarter), None);
+    // Resumed (`--resume`): only the replications left count.
+    let run = Stop::Replications(30_000_000);
+    assert_eq!(forecast::resumed_run_warning(&yd, run, Shard::WHOLE, 25_000_000), None);
+    let w = forecast::resumed_run_warning(&yd, run, Shard::WHOLE, 1000).expect("warns");
+    assert!(
+        w.contains("(the 29999000 replications of 15 points left of the run's 30000000, 1000 of them done before)"),
+        "{w}"
+    );
+    assert_eq!(
+        forecast::resumed_run_warning(&yd, run, Shard::WHOLE, 0),
+        forecast::slow_run_warning(&yd, run, Shard::WHOLE)
+    );
 }
 
 /// No committed run scenario warns at its defaults (neither the slow-run warning nor any of
