@@ -307,6 +307,8 @@ fn work_shorter_than_a_checkpoint_is_warned_about() {
     }
     assert_eq!(super::inline(GOOD).warnings(), Vec::<String>::new());
     assert_eq!(super::inline(&with(r#"work = "2e5 s""#, r#"work = "2 min""#)).warnings(), Vec::<String>::new());
+    // Just under one write warns too.
+    assert_eq!(super::inline(&with(r#"work = "2e5 s""#, r#"work = "119 s""#)).warnings().len(), 1);
     // In a sweep, the warning names the point it concerns.
     let swept = super::inline(&format!("{GOOD}\n[sweep]\n\"job.work\" = [\"2e5 s\", \"30 s\"]\n")).warnings();
     assert_eq!(swept.len(), 1, "{swept:?}");

@@ -588,8 +588,79 @@ fn two_level_formulas_agree_with_the_scenario_path() {
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.contains(expected), "{extra:?}: {expected:?} missing in {err}");
     }
+    // R₂ defaults to --restart.
+    let without: Vec<&str> = base.iter().copied().filter(|a| *a != "--level2-restart" && *a != "15min").collect();
+    let mut same = without.clone();
+    same.extend(["--level2-restart", "2min"]);
+    let (a, b) = (super::ckptsim(&without), super::ckptsim(&same));
+    assert!(a.status.success() && a.stdout == b.stdout, "{}", String::from_utf8_lossy(&a.stderr));
+    let mut other = without.clone();
+    other.extend(["--level2-restart", "0s"]);
+    assert_ne!(super::ckptsim(&other).stdout, a.stdout);
     let o = super::ckptsim(&["formulas", "--checkpoint", "20s", "--mtbf", "3h", "--level2-checkpoint", "10min"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--level2-mtbf"), "{err}");
+}
+
+/// The two levels' rates under bursts: with `policy.rate = "failures"` they add up to the
+/// job's failure rate 1/MTBF, burst children included at level 2 (by default); with
+/// `"clusters"` the burst children are left out, 1/MTBF · (1 − n). The Poisson reference of
+/// a two-level point counts every failure (burst children too).
+#[test]
+fn two_level_rates_follow_the_rate_basis() {
+    const RATE_RTOL: f64 = 1e-12;
+    let sc = super::load("scenarios/bursts.toml", &[]);
+    let p = &sc.points[0];
+    let branching = p.failures.burst.unwrap().branching;
+    assert!(branching > 0.0);
+    let two = TwoLevel { every: 4, checkpoint_s: 600.0, restart_s: 900.0, level2: TwoLevel::ALL_BUT_NODES };
+    let rate = 1.0 / p.failures.mtbf_s();
+    let all = ckptsim::scenario::two_level_rates(&p.failures, &two, ckptsim::scenario::RateBasis::Failures);
+    let clusters = ckptsim::scenario::two_level_rates(&p.failures, &two, ckptsim::scenario::RateBasis::Clusters);
+    assert!((all.total_per_s() - rate).abs() <= RATE_RTOL * rate, "{all:?} vs {rate}");
+    let base = rate * (1.0 - branching);
+    assert!((clusters.total_per_s() - base).abs() <= RATE_RTOL * base, "{clusters:?} vs {base}");
+    assert_eq!(clusters.level1_per_s, all.level1_per_s, "burst children are level 2 by default");
+    // The Poisson column of a two-level point under these bursts: every failure counts.
+    let mut point = p.clone();
+    point.two_level = Some(two.clone());
+    let want = multilevel::overhead(&point.job, &two, point.interval_s, all).unwrap();
+    assert_eq!(ckptsim::report::poisson_overhead(&point), want);
+}
+
+/// `every = "optimal"` applies the policy's factor to the interval of every n it tries, and
+/// with `policy.interval = "none"` (one chunk: n does not matter) is 1.
+#[test]
+fn the_optimal_count_follows_the_factor_and_none() {
+    let sets = ["job.level2.every=\"optimal\"", "policy.interval=young", "policy.factor=4"];
+    let sc = super::load("scenarios/two-level.toml", &sets);
+    let p = &sc.points[0];
+    let chosen = p.two_level.as_ref().unwrap().every;
+    let rates = ckptsim::scenario::two_level_rates(&p.failures, p.two_level.as_ref().unwrap(), p.rate);
+    let overhead = |n: u64, factor: f64| {
+        let two = TwoLevel { every: n, ..p.two_level.clone().unwrap() };
+        let t = multilevel::first_order_period_s(&p.job, &two, rates) / n as f64 * factor;
+        multilevel::pattern_overhead(&p.job, &two, t, rates).unwrap()
+    };
+    let argmin = |factor: f64| (1..=200).min_by(|&a, &b| overhead(a, factor).total_cmp(&overhead(b, factor))).unwrap();
+    assert_eq!(chosen, argmin(4.0));
+    assert_ne!(argmin(4.0), argmin(1.0), "the factor must matter here for the test to mean anything");
+    let sc = super::load("scenarios/two-level.toml", &["job.level2.every=\"optimal\"", "policy.interval=none"]);
+    assert_eq!(sc.points[0].two_level.as_ref().unwrap().every, 1);
+    assert_eq!(sc.points[0].interval_s, f64::INFINITY);
+}
+
+/// [`multilevel::optimal_every`] refuses a best count at the last it tries (the overhead may
+/// still fall beyond it): here level 2 fails once in 10⁶ years, n* ≈ 2·10⁵.
+#[test]
+fn the_optimal_count_is_refused_at_the_end_of_its_scan() {
+    let j = job(Exposure::CanFail, Exposure::CanFail, 0.0);
+    let two = TwoLevel { every: 1, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
+    let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / (1e6 * 3.15e7) };
+    assert!(multilevel::first_order_every(&j, &two, rates) > multilevel::MAX_OPTIMAL_EVERY as f64);
+    assert_eq!(multilevel::optimal_every(&j, &two, rates, |_| Some(600.0)), None);
+    // At rates whose n* is small, the same fixed interval has a best count.
+    let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / 43_200.0 };
+    assert!(multilevel::optimal_every(&j, &two, rates, |_| Some(600.0)).is_some());
 }
