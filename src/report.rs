@@ -152,10 +152,12 @@ fn writes_share(point: &Point) -> Option<f64> {
 /// The simulated share of the overhead spent writing checkpoints at `point`: the completed
 /// writes' time over the work, per replication. With two-level checkpoints (writes of two
 /// costs, done again after a rollback) it is what the failures' parts leave of the overhead:
-/// wall = W + writes + lost + recovery.
+/// wall = W + writes + lost + recovery. NaN (no value) there where the job ends at its first
+/// failure: its overhead also counts the work left undone, so the remainder is not the writes.
 fn simulated_writes_share(point: &Point, s: &Summary) -> f64 {
     match &point.two_level {
         None => s.per_replication(s.totals.checkpoints) * point.job.checkpoint_s / point.job.work_s,
+        Some(_) if point.job.on_failure == OnFailure::EndJob => f64::NAN,
         Some(_) => {
             let n = s.replications() as f64;
             s.overhead.estimate().mean - (s.lost_s.value() + s.recovery_s.value()) / n / point.job.work_s
@@ -511,9 +513,10 @@ impl<'a> Report<'a> {
     fn shows_every(&self) -> bool {
         let points = &self.scenario.points;
         let every: Vec<Option<u64>> = points.iter().map(|p| p.two_level.as_ref().map(|t| t.every)).collect();
-        every.iter().any(Option::is_some)
-            && every.iter().any(|e| *e != every[0])
-            && !self.scenario.axes.iter().any(|a| a.key == "job.level2.every")
+        // A swept "optimal" among the counts shows its label, not the n it chose.
+        let axis = self.scenario.axes.iter().position(|a| a.key == "job.level2.every");
+        let all_counts = axis.is_none_or(|a| points.iter().all(|p| p.labels[a].trim().parse::<u64>().is_ok()));
+        every.iter().any(Option::is_some) && every.iter().any(|e| *e != every[0]) && (axis.is_none() || !all_counts)
     }
 
     /// Point `i`'s `n` cell ([`Self::shows_every`]): empty without two levels.
@@ -943,13 +946,18 @@ pub fn level2_summary<'p>(points: impl Iterator<Item = &'p Point> + Clone) -> Op
     let first = points.clone().find_map(|p| p.two_level.as_ref())?;
     let all =
         |f: &dyn Fn(&crate::engine::TwoLevel) -> bool| points.clone().all(|p| p.two_level.as_ref().is_some_and(f));
+    let last = if points.clone().all(|p| p.job.final_checkpoint == crate::engine::FinalCheckpoint::Skipped) {
+        ""
+    } else {
+        " and the final one"
+    };
     let every = if all(&|t| t.every == first.every) {
         match first.every {
             1 => "every checkpoint".to_string(),
-            n => format!("every {} checkpoint and the final one", ordinal(n)),
+            n => format!("every {} checkpoint{last}", ordinal(n)),
         }
     } else {
-        "every n-th checkpoint (n per point) and the final one".to_string()
+        format!("every n-th checkpoint (n per point){last}")
     };
     let costs = if all(&|t| t.checkpoint_s == first.checkpoint_s && t.restart_s == first.restart_s) {
         format!("C₂ = {}, R₂ = {}", human_duration(first.checkpoint_s), human_duration(first.restart_s))

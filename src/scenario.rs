@@ -490,6 +490,11 @@ impl<'de> Deserialize<'de> for EveryRule {
     }
 }
 
+/// The largest `job.level2.every` accepted: the closed forms walk a pattern's n chunks (the
+/// exact optimum about 190 times), so larger counts would hang a run before it starts; at
+/// 10⁶ that is a second or two.
+pub const MAX_EVERY: u64 = 1_000_000;
+
 /// The most chunks a point with `[job.level2]` may have: its replications are played chunk by
 /// chunk (the per-segment path), not failure by failure.
 pub const MAX_TWO_LEVEL_CHUNKS: f64 = 1e7;
@@ -506,6 +511,15 @@ fn resolve_level2(raw: &RawLevel2) -> std::result::Result<(crate::engine::TwoLev
     let every = match rule {
         EveryRule::Count(0) => {
             return Err(field("job.level2.every", "0 is out of range: accepted is an integer ≥ 1 or \"optimal\""));
+        }
+        EveryRule::Count(n) if n > MAX_EVERY => {
+            return Err(field(
+                "job.level2.every",
+                format!(
+                    "{n} is out of range: accepted is an integer from 1 to {MAX_EVERY} or \"optimal\" (the closed \
+                     forms walk a pattern's n chunks)"
+                ),
+            ));
         }
         EveryRule::Count(n) => n,
         EveryRule::Optimal => 1,
@@ -2594,6 +2608,9 @@ fn two_level_interval_of(
 ) -> std::result::Result<f64, FieldError> {
     let rates = two_level_rates(failures, two, basis);
     let no_failures = rates.total_per_s() <= 0.0;
+    // The interval is the policy's, whatever the job does at a failure: the rules' closed
+    // forms are those of a job that restarts (as for one level).
+    let job = &Job { on_failure: crate::engine::OnFailure::Restart, ..job.clone() };
     Ok(match rule {
         IntervalRule::Fixed(_) | IntervalRule::None => interval_of(rule, job, failures.mtbf_s())?,
         IntervalRule::Daly | IntervalRule::DalyHighOrder => {
@@ -2641,12 +2658,20 @@ fn optimal_every(
     if rule == IntervalRule::None {
         return Ok(1);
     }
+    let job = &Job { on_failure: crate::engine::OnFailure::Restart, ..job.clone() };
     let rates = two_level_rates(failures, two, basis);
     if rates.level2_per_s.is_nan() || rates.level2_per_s <= 0.0 {
         return Err(field(
             "job.level2.every",
-            "\"optimal\" has no optimum here: no failure cause is a level-2 one (job.level2.causes), so longer \
-             patterns always cost less; accepted here is an integer ≥ 1",
+            format!(
+                "\"optimal\" has no optimum here: no failure cause is a level-2 one (job.level2.causes){}, so \
+                 longer patterns always cost less; accepted here is an integer ≥ 1",
+                if basis == RateBasis::Clusters && failures.burst.is_some() {
+                    " once policy.rate = \"clusters\" leaves the burst children out"
+                } else {
+                    ""
+                }
+            ),
         ));
     }
     // The rule's interval at each n; a rule refused at some n is refused at all (the errors

@@ -446,13 +446,14 @@ mod tests {
         // An endless run of patterns is k whole patterns of finite work, each chunk full and
         // the last a level-2 one: the same sums as the finite-work chain, which the engine's
         // tests check.
-        for every in [1, 3, 8] {
+        let cannot = job(Exposure::CannotFail, Exposure::CanFail, 30.0);
+        for (every, j) in [(1, &j), (3, &j), (8, &j), (3, &cannot), (8, &cannot)] {
             let two = TwoLevel { every, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
             let t = 1200.0;
             let mut finite = j.clone();
             finite.work_s = 5.0 * every as f64 * t;
             let whole = overhead(&finite, &two, t, rates).unwrap();
-            let endless = pattern_overhead(&j, &two, t, rates).unwrap();
+            let endless = pattern_overhead(j, &two, t, rates).unwrap();
             assert!((whole - endless).abs() <= SAME_RTOL * endless, "n = {every}: {whole} vs {endless}");
         }
         // No failures at level 2 and level-2 writes dearer than level-1 ones: bigger patterns

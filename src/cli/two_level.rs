@@ -52,8 +52,11 @@ pub(super) fn cmd(
         },
         level2: TwoLevel::ALL_BUT_NODES,
     };
-    if args.every == Some(0) {
-        return Err(usage("--every: \"0\" is out of range: accepted is an integer ≥ 1".to_string()));
+    if let Some(n) = args.every.filter(|&n| n == 0 || n > scenario::MAX_EVERY) {
+        return Err(usage(format!(
+            "--every: \"{n}\" is out of range: accepted is an integer from 1 to {}",
+            scenario::MAX_EVERY
+        )));
     }
     let rates = Rates { level1_per_s: 1.0 / mtbf_s, level2_per_s: 1.0 / m2_s };
     let at = |n: u64| TwoLevel { every: n, ..two.clone() };

@@ -268,7 +268,7 @@ fn a_two_level_scenario_is_deterministic() {
 /// Bad `[job.level2]` input exits 2 naming the key and what is accepted.
 #[test]
 fn bad_two_level_input_is_refused() {
-    let cases: [(&str, &str); 9] = [
+    let cases: [(&str, &str); 10] = [
         ("job.level2.every=0", "accepted is an integer ≥ 1"),
         ("job.level2.every=1.5", "accepted is an integer ≥ 1"),
         ("job.level2.checkpoint=-1 s", "job.level2.checkpoint"),
@@ -280,6 +280,7 @@ fn bad_two_level_input_is_refused() {
             "accepted is an integer ≥ 1 (every n-th checkpoint is a level-2 one) or \"optimal\"",
         ),
         ("job.level2.every=-3", "-3 is out of range"),
+        ("job.level2.every=1000001", "1000001 is out of range: accepted is an integer from 1 to 1000000"),
         ("policy.interval=daly", "\"daly\" is a single-level rule: with [job.level2] accepted is \"young\""),
     ];
     for (set, expected) in cases {
@@ -574,7 +575,8 @@ fn two_level_formulas_agree_with_the_scenario_path() {
         "{csv}"
     );
     for (extra, expected) in [
-        (&["--every", "0"][..], "--every: \"0\" is out of range: accepted is an integer ≥ 1"),
+        (&["--every", "1000001"][..], "--every: \"1000001\" is out of range"),
+        (&["--every", "0"][..], "--every: \"0\" is out of range: accepted is an integer from 1 to 1000000"),
         (&["--level2-mtbf", "0s"][..], "--level2-mtbf: \"0s\" is out of range"),
         (&["--level2-restart", "-1s"][..], "--level2-restart"),
     ] {
@@ -663,4 +665,49 @@ fn the_optimal_count_is_refused_at_the_end_of_its_scan() {
     // At rates whose n* is small, the same fixed interval has a best count.
     let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / 43_200.0 };
     assert!(multilevel::optimal_every(&j, &two, rates, |_| Some(600.0)).is_some());
+}
+
+/// A job that ends at its first failure: the two-level rules still give the policy's
+/// interval and n (those of a job that restarts), and the write time, which the other parts
+/// no longer determine, is left empty rather than negative. A swept "optimal" count shows
+/// the n it chose; without a final checkpoint the level-2 line does not promise one.
+#[test]
+fn two_level_end_job_and_table_details() {
+    let sets = ["job.on_failure=\"end-job\"", "policy.interval=optimal", "job.level2.every=\"optimal\""];
+    let end = super::load("scenarios/two-level.toml", &sets);
+    let restart = super::load("scenarios/two-level.toml", &sets[1..]);
+    let (e, r) = (&end.points[0], &restart.points[0]);
+    assert_eq!(
+        (e.interval_s, e.two_level.as_ref().unwrap().every),
+        (r.interval_s, r.two_level.as_ref().unwrap().every)
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = super::ckptsim(&[
+        "run",
+        "scenarios/two-level.toml",
+        "--reps",
+        "50",
+        "--out",
+        out,
+        "--format",
+        "json",
+        "--set",
+        sets[0],
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["points"].as_array().unwrap().iter().all(|p| p["checkpoint_time_mean_s"].is_null()), "{doc}");
+    let text = std::fs::read_to_string(super::root("scenarios/two-level.toml"))
+        .unwrap()
+        .replace("[1, 2, 4, 8, 16, 32]", "[4, \"optimal\"]")
+        .replace("restart = \"2 min\"", "restart = \"2 min\"\nfinal_checkpoint = false");
+    let file = tmp.path().join("swept.toml");
+    std::fs::write(&file, text).unwrap();
+    let o = super::ckptsim(&["run", file.to_str().unwrap(), "--reps", "20", "--out", out]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let header = table.lines().find(|l| l.trim_start().starts_with("point")).unwrap();
+    assert!(header.split_whitespace().any(|w| w == "n"), "{table}");
+    assert!(table.contains("level 2: every n-th checkpoint (n per point) (C₂"), "{table}");
 }
