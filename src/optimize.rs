@@ -465,7 +465,7 @@ fn optimize_keeping(
     let young_s = match two_level {
         None => analytic::young_interval_s(point.job.checkpoint_s.max(1e-9 * mtbf_s), mtbf_s),
         Some((two, rates)) => {
-            let t = analytic::multilevel::first_order_period_s(&point.job, two, rates) / two.every.max(1) as f64;
+            let t = analytic::multilevel::first_order_interval_s(&point.job, two, rates);
             if t.is_finite() && t > 0.0 { t } else { analytic::young_interval_s(1e-9 * mtbf_s, mtbf_s) }
         }
     };

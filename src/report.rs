@@ -46,16 +46,8 @@ pub fn model_overhead(point: &Point) -> Option<(&'static str, f64)> {
         let value = dist
             .iter()
             .map(|(p, t)| {
-                let (mut level1_per_s, mut level2_per_s) = (0.0, 0.0);
-                for c in crate::failure::Cause::ALL {
-                    let rate = point.failures.cause_rate_per_s(c, t);
-                    if two.level2[c.index()] {
-                        level2_per_s += rate;
-                    } else {
-                        level1_per_s += rate;
-                    }
-                }
-                let rates = analytic::multilevel::Rates { level1_per_s, level2_per_s };
+                let per_cause = crate::failure::Cause::ALL.map(|c| (c, point.failures.cause_rate_per_s(c, t)));
+                let rates = analytic::multilevel::Rates::by_level(two, per_cause);
                 p * analytic::multilevel::overhead(job, two, point.interval_s, rates).unwrap_or(f64::NAN)
             })
             .sum();

@@ -2582,17 +2582,11 @@ pub fn two_level_rates(
     two: &crate::engine::TwoLevel,
     basis: RateBasis,
 ) -> analytic::multilevel::Rates {
-    let mut rates = analytic::multilevel::Rates { level1_per_s: 0.0, level2_per_s: 0.0 };
-    for (cause, rate) in crate::failure::Cause::ALL.into_iter().zip(failures.expected_cause_rates_per_s()) {
-        if cause == crate::failure::Cause::Burst && basis == RateBasis::Clusters {
-            continue;
-        }
-        match two.level_of(cause) {
-            crate::engine::CheckpointLevel::One => rates.level1_per_s += rate,
-            crate::engine::CheckpointLevel::Two => rates.level2_per_s += rate,
-        }
-    }
-    rates
+    let per_cause = crate::failure::Cause::ALL.into_iter().zip(failures.expected_cause_rates_per_s());
+    analytic::multilevel::Rates::by_level(
+        two,
+        per_cause.filter(|(cause, _)| !(*cause == crate::failure::Cause::Burst && basis == RateBasis::Clusters)),
+    )
 }
 
 /// The interval (s) of `rule` for a job with two-level checkpoints `two` (MODELS.md §4):
@@ -2625,7 +2619,7 @@ fn two_level_interval_of(
             ));
         }
         _ if no_failures => f64::INFINITY,
-        IntervalRule::Young => analytic::multilevel::first_order_period_s(job, two, rates) / two.every.max(1) as f64,
+        IntervalRule::Young => analytic::multilevel::first_order_interval_s(job, two, rates),
         IntervalRule::Optimal => analytic::multilevel::optimal_interval_s(job, two, rates).ok_or_else(|| {
             field(
                 "policy.interval",

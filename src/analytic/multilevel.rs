@@ -8,7 +8,8 @@
 //! checkpoint is never rolled back past, so the patterns are independent and their expected
 //! times add. Every duration in seconds, every rate per second.
 
-use crate::engine::{Exposure, Job, OnFailure, TwoLevel};
+use crate::engine::{CheckpointLevel, Exposure, Job, OnFailure, TwoLevel};
+use crate::failure::Cause;
 use crate::policy::ChunkLayout;
 
 /// The two failure rates of two-level checkpointing (per s, ≥ 0, not both 0).
@@ -21,6 +22,19 @@ pub struct Rates {
 }
 
 impl Rates {
+    /// The two rates of per-cause rates `per_cause` (1/s): each cause's rate goes to the
+    /// level that `two` gives it ([`TwoLevel::level_of`]).
+    pub fn by_level(two: &TwoLevel, per_cause: impl IntoIterator<Item = (Cause, f64)>) -> Rates {
+        let mut rates = Rates { level1_per_s: 0.0, level2_per_s: 0.0 };
+        for (cause, rate) in per_cause {
+            match two.level_of(cause) {
+                CheckpointLevel::One => rates.level1_per_s += rate,
+                CheckpointLevel::Two => rates.level2_per_s += rate,
+            }
+        }
+        rates
+    }
+
     /// λ = λ₁ + λ₂.
     pub fn total_per_s(&self) -> f64 {
         self.level1_per_s + self.level2_per_s
@@ -45,6 +59,12 @@ pub fn first_order_waste(job: &Job, two: &TwoLevel, period_s: f64, rates: Rates)
 pub fn first_order_period_s(job: &Job, two: &TwoLevel, rates: Rates) -> f64 {
     let n = two.every.max(1) as f64;
     (2.0 * ((n - 1.0) * job.checkpoint_s + two.checkpoint_s) / (rates.level1_per_s / n + rates.level2_per_s)).sqrt()
+}
+
+/// The first-order chunk interval P*(n)/n (s) for n = `two.every` (MODELS.md §4): what the
+/// rule `young` gives with two levels ([`first_order_period_s`] over n).
+pub fn first_order_interval_s(job: &Job, two: &TwoLevel, rates: Rates) -> f64 {
+    first_order_period_s(job, two, rates) / two.every.max(1) as f64
 }
 
 /// The count n* (level-1 checkpoints per level-2 one, as a real number ≥ 0) that minimises
@@ -197,7 +217,7 @@ const SCAN_DECADES: i32 = 4;
 /// no finite optimum in that range: no failures, writes that cost nothing, or an overhead
 /// still falling at the scan's ends.
 pub fn optimal_interval_s(job: &Job, two: &TwoLevel, rates: Rates) -> Option<f64> {
-    let guess_s = first_order_period_s(job, two, rates) / two.every.max(1) as f64;
+    let guess_s = first_order_interval_s(job, two, rates);
     if !(guess_s.is_finite() && guess_s > 0.0) {
         return None;
     }
@@ -438,7 +458,7 @@ mod tests {
             for scale in [0.99, 1.01, 0.9, 1.1] {
                 assert!(best <= at(t * scale), "n = {every}: T = {t} loses to {scale}·T");
             }
-            let first = first_order_period_s(&j, &two, rates) / every as f64;
+            let first = first_order_interval_s(&j, &two, rates);
             assert!(best <= at(first), "n = {every}: exact {t} vs first order {first}");
             // The first order is not far off at these rates (it would be a bug if it were).
             assert!((t / first - 1.0).abs() < 0.25, "n = {every}: {t} vs {first}");

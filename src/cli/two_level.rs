@@ -63,7 +63,7 @@ pub(super) fn cmd(
     let n_star = multilevel::first_order_every(job, &two, rates);
     let best = multilevel::optimal_every(job, &two, rates, |t| multilevel::optimal_interval_s(job, t, rates));
     let mut pairs: Vec<(&'static str, u64, Option<f64>)> = vec![];
-    let young = |n: u64| multilevel::first_order_period_s(job, &at(n), rates) / n as f64;
+    let young = |n: u64| multilevel::first_order_interval_s(job, &at(n), rates);
     if let Some(n) = best {
         let endless = multilevel::optimal_interval_s(job, &at(n), rates);
         pairs.push(("optimal", n, endless));

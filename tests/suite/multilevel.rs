@@ -382,7 +382,7 @@ fn the_optimal_level_two_count_is_the_best_n() {
             let two = TwoLevel { every: n, ..p.two_level.clone().unwrap() };
             let t = match interval {
                 "optimal" => multilevel::optimal_interval_s(&p.job, &two, rates).unwrap(),
-                "young" => multilevel::first_order_period_s(&p.job, &two, rates) / n as f64,
+                "young" => multilevel::first_order_interval_s(&p.job, &two, rates),
                 _ => 600.0,
             };
             multilevel::pattern_overhead(&p.job, &two, t, rates).unwrap()
