@@ -712,6 +712,9 @@ fn write_outputs(
     plot: bool,
 ) -> anyhow::Result<()> {
     let (csv_path, json_path) = report::output_paths(out, sc);
+    if let Some(w) = report::never_struck_warning(sc, result) {
+        eprintln!("warning: {}: {w}", sc.path.display());
+    }
     let rep = report::Report::new(sc, result);
     let (csv, json) = (rep.csv(), rep.json());
     report::write_atomic(&csv_path, csv.as_bytes())?;

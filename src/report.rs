@@ -93,6 +93,44 @@ pub fn poisson_overhead(point: &Point) -> f64 {
     }
 }
 
+/// The warning (without its `warning: ` prefix) for a run some of whose points no failure
+/// struck in any replication ([`crate::runner::never_struck`]): their overhead has no spread,
+/// so their 95% interval has width 0 and is the failure-free run's alone, whatever failures
+/// would cost. Names the points and the rule of three's bound on the chance a replication is
+/// struck, 3/n ([`crate::runner::RULE_OF_THREE`]); `None` where every point was struck.
+pub fn never_struck_warning(scenario: &Scenario, result: &RunResult) -> Option<String> {
+    let unstruck: Vec<(usize, u64)> = result
+        .summaries
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| crate::runner::never_struck(s))
+        .map(|(i, s)| (i, s.overhead.count()))
+        .collect();
+    let &(first, n) = unstruck.first()?;
+    let bound = crate::runner::RULE_OF_THREE / n as f64;
+    let (which, its) = match unstruck.len() {
+        1 if scenario.points.len() == 1 => (format!("none of the job's {n} replications was"), "its"),
+        1 => (format!("point {first}: none of its {n} replications was"), "its"),
+        k => {
+            let shown: Vec<String> = unstruck.iter().take(8).map(|(i, _)| i.to_string()).collect();
+            let more = if k > 8 { format!(" and {} more", k - 8) } else { String::new() };
+            let which = format!(
+                "points {}{more} (of {}): none of their replications was",
+                shown.join(", "),
+                scenario.points.len()
+            );
+            (which, "their")
+        }
+    };
+    Some(format!(
+        "{which} struck by a failure, so {its} overhead has no spread: {its} 95% interval (± 0) is the \
+         failure-free run's and leaves out what failures cost. By the rule of three a replication is struck with \
+         a chance of up to {} (3/{n}); more replications (--reps), or --precision H (which runs such a point to \
+         at least 3/H replications), tell more",
+        crate::forecast::about(bound)
+    ))
+}
+
 /// Whether the parts of `point`'s overhead by cause (the writes, then each cause's lost time
 /// and recovery, over the work) add up to its overhead: where the job restarts until its work
 /// is done. A job that ends at its first failure (`on_failure = "end-job"`) leaves work

@@ -26,6 +26,25 @@ pub const MIN_ADAPTIVE_REPLICATIONS: u64 = 30;
 /// Adaptive runs give up growing past this many replications.
 pub const MAX_ADAPTIVE_REPLICATIONS: u64 = 1 << 32;
 
+/// The rule of three's numerator: after n replications none of which was struck by a
+/// failure, the chance that a replication is struck is below 3/n with 95% confidence
+/// (Hanley & Lippman-Hand, JAMA 1983; −ln 0.05 ≈ 3).
+///
+/// Why it matters: such a sample has no spread, so its Student-t interval has width 0
+/// whatever the chance of a failure, and an adaptive run would stop at its first round with
+/// an interval that excludes the failures' cost. [`needed_replications`] asks such a point
+/// for at least ⌈3/h⌉ replications instead: unseen failures then shift its mean by less
+/// than h per unit of overhead that a struck replication adds (a failure that costs up to
+/// the whole work), with 95% confidence.
+pub const RULE_OF_THREE: f64 = 3.0;
+
+/// Whether none of the replications summarised in `s` was struck by a failure (and there
+/// is at least one): the sample's overhead is the failure-free run's alone, and its
+/// interval says nothing about what failures cost ([`RULE_OF_THREE`]).
+pub fn never_struck(s: &Summary) -> bool {
+    s.overhead.count() > 0 && s.totals.failures == 0
+}
+
 /// The most replications in one parallel work item. Fewer when a range is short, so that
 /// every thread gets work; summaries are made per rayon piece, not per item, so small items
 /// cost little.
@@ -575,12 +594,20 @@ pub fn run(
 }
 
 /// Replications for a 95% half-width of `h` given the sample so far: ⌈(t·s/h)²⌉
-/// (MODELS.md §6); the current count when the target is already met.
+/// (MODELS.md §6); the current count when the target is already met. A sample that no
+/// failure struck ([`never_struck`]) needs at least ⌈3/h⌉ ([`RULE_OF_THREE`]), at most
+/// [`MAX_ADAPTIVE_REPLICATIONS`].
 pub fn needed_replications(s: &Summary, h: f64) -> u64 {
-    estimated_replications(s, h).min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64
+    let needed = estimated_replications(s, h).min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64;
+    if never_struck(s) {
+        needed.max((RULE_OF_THREE / h).ceil().min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64)
+    } else {
+        needed
+    }
 }
 
-/// [`needed_replications`] without the cap, as a float (it may be astronomically large).
+/// [`needed_replications`] without the cap, as a float (it may be astronomically large),
+/// and without the rule of three (which never asks for more than the cap).
 fn estimated_replications(s: &Summary, h: f64) -> f64 {
     let e = s.overhead.estimate();
     if e.half_width <= h {

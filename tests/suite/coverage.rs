@@ -79,3 +79,85 @@ fn sample_variance_matches_exact_variance() {
         assert!(z.abs() < Z_MAX, "[{switches}] sample variance {s2:.6e}, exact {exact:.6e}, z = {z:.2}");
     }
 }
+
+/// A rare-failure job (1 h of work at a job MTBF of 500 h: one replication in about 480 is
+/// struck): its first adaptive round of 100 is often struck nowhere, a sample without spread
+/// whose t interval has width 0. `--precision` used to stop there, its interval excluding the
+/// exact value (the failures' cost). It now runs such a point to at least 3/h replications
+/// (the rule of three), and the interval it stops with covers the exact value.
+const RARE: &str = r#"
+[run]
+seed = 3
+[job]
+work = "1 h"
+checkpoint = "20 s"
+restart = "10 min"
+[failures]
+mtbf = "500 h"
+[policy]
+interval = "10 min"
+"#;
+
+/// The adaptive run's target half-width for [`RARE`].
+const RARE_PRECISION: f64 = 1e-4;
+
+#[test]
+fn a_precision_run_does_not_stop_on_a_sample_no_failure_struck() {
+    use ckptsim::scenario::Stop;
+    let sc = inline(RARE);
+    // The premise: the first round of 100 replications is struck nowhere at this seed.
+    let first = simulate(&sc, 100, 1);
+    assert!(runner::never_struck(&first.summaries[0]), "the first round was struck: pick another seed");
+    assert!(ckptsim::report::never_struck_warning(&sc, &first).is_some_and(|w| w.contains("3/100")));
+
+    let r = runner::run(&sc, Stop::Precision(RARE_PRECISION), 1, &|_| {}, &|_| {}).unwrap();
+    let rule = (runner::RULE_OF_THREE / RARE_PRECISION).ceil() as u64;
+    assert!(r.replications >= rule, "stopped after {} replications, under 3/h = {rule}", r.replications);
+    let s = &r.summaries[0];
+    assert!(!runner::never_struck(s), "still struck nowhere after {} replications", r.replications);
+    assert_eq!(ckptsim::report::never_struck_warning(&sc, &r), None);
+    let e = s.overhead.estimate();
+    let exact = analytic::finite_work_overhead(&sc.points[0].job, sc.points[0].interval_s, 500.0 * 3600.0);
+    assert!(e.half_width <= RARE_PRECISION, "{e:?}");
+    assert!((e.mean - exact).abs() < Z_MAX * e.se, "mean {} ± {} against the exact {exact}", e.mean, e.se);
+}
+
+/// A point that practically cannot be struck (a job MTBF of 10⁹ h) stops once it has 3/h
+/// replications, no later: the rule of three bounds the run, and the warning names the bound.
+#[test]
+fn a_precision_run_that_is_never_struck_stops_at_the_rule_of_three() {
+    use ckptsim::scenario::Stop;
+    let sc = inline(&RARE.replace("500 h", "1e9 h"));
+    let h = 0.01;
+    let r = runner::run(&sc, Stop::Precision(h), 3, &|_| {}, &|_| {}).unwrap();
+    let rule = (runner::RULE_OF_THREE / h).ceil() as u64;
+    // Rounds aim 10% past the estimate: 100, then 330.
+    assert!((rule..=rule + rule / 10).contains(&r.replications), "{} replications", r.replications);
+    let w = ckptsim::report::never_struck_warning(&sc, &r).expect("warned");
+    assert!(w.contains(&format!("none of the job's {} replications was struck", r.replications)), "{w}");
+}
+
+/// `run` warns on stderr where a point's replications were struck nowhere, naming the rule
+/// of three's bound, and says nothing where every point was struck.
+#[test]
+fn run_warns_of_points_no_failure_struck() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("rare.toml");
+    std::fs::write(&file, format!("name = \"rare\"\n{RARE}\n[sweep]\n\"failures.mtbf\" = [\"1e9 h\", \"1 h\"]\n"))
+        .unwrap();
+    let out = tmp.path().join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", file.to_str().unwrap(), "--reps", "50", "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = super::ckptsim(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let stderr = run(&[]);
+    assert!(
+        stderr.contains("point 0: none of its 50 replications was struck by a failure")
+            && stderr.contains("a chance of up to 0.060 (3/50)"),
+        "{stderr}"
+    );
+    assert!(!run(&["--set", "failures.mtbf=2 h"]).contains("struck by a failure"));
+}
