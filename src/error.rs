@@ -129,6 +129,41 @@ pub enum Error {
         /// The most failures a replication may take (the engine's limit).
         limit: u64,
     },
+    /// `run` refused a point at whose interval a replication practically never finishes
+    /// within the engine's failure limit: under Poisson failures the exact model
+    /// ([`crate::forecast::point_forecast`]; Wald's identity, E\[failures\] = E\[wall\]/MTBF)
+    /// expects over [`crate::runner::UNFINISHABLE_FACTOR`] times the limit per replication.
+    /// A replication's failure count is at least as spread as the attempts of its costliest
+    /// chunk, which are geometric, so one finishes within the limit with a chance of about
+    /// limit / expected at most.
+    #[error(
+        "point {point}: at its interval of {interval} the exact model (Poisson failures) expects {expected} \
+         failures per replication (an overhead of {overhead}), over {factor:.0e} times the {limit} a replication \
+         may take: a replication finishes with a chance of about {chance} or less; accepted is an expectation of \
+         at most {factor:.0e} × {limit} failures: change the interval, or shorten the costs or the work{hint}",
+        interval = crate::report::human_duration(*interval_s),
+        factor = crate::runner::UNFINISHABLE_FACTOR,
+        expected = huge(*expected_failures),
+        overhead = huge(*overhead),
+        chance = match *limit as f64 / expected_failures {
+            c if c >= 1e-300 => format!("{c:.0e}"),
+            _ => "10⁻³⁰⁰".to_string(),
+        },
+    )]
+    UnfinishableInterval {
+        /// The sweep point (0-based).
+        point: usize,
+        /// The point's chunk interval (s).
+        interval_s: f64,
+        /// The failures the exact model expects per replication.
+        expected_failures: f64,
+        /// The exact model's expected overhead, E\[wall\]/W − 1.
+        overhead: f64,
+        /// The most failures a replication may take (the engine's limit).
+        limit: u64,
+        /// What else to change: for two-level points, `job.level2.every`.
+        hint: String,
+    },
     /// `run` or `optimize` refused a job one of whose fixed phases that can fail (a restart, or a
     /// checkpoint write) needs more attempts on average than a replication may take failures.
     /// Where every failure renews the failure law (Poisson failures, or job-level renewal), a
@@ -188,10 +223,17 @@ impl Error {
             | Error::Usage(_)
             | Error::PrecisionUnreachable { .. }
             | Error::HopelessJob { .. }
+            | Error::UnfinishableInterval { .. }
             | Error::PhaseNeverCompletes { .. } => 2,
             Error::Io { .. } | Error::Engine { .. } | Error::NoFeasibleInterval { .. } => 1,
         }
     }
+}
+
+/// `x` in scientific notation to three digits, or "10³⁰⁸ or more" where it overflowed a
+/// float.
+fn huge(x: f64) -> String {
+    if x.is_finite() { format!("{x:.2e}") } else { "10³⁰⁸ or more".into() }
 }
 
 /// The library's result type.

@@ -86,15 +86,25 @@ impl PointForecast {
 /// ageing, random placements, bursts, a replayed log) the same formulas at the job's MTBF
 /// are an estimate: right in the long run, off where a law's memory matters (a fresh
 /// platform with infant mortality fails several times as often at first).
+///
+/// With two-level checkpoints the wall time is the exact two-level expectation
+/// ([`analytic::multilevel::expected_wall_s`]) at each level's expected rate
+/// ([`crate::scenario::two_level_rates`]), and the failures E\[wall\]/MTBF as above.
 pub fn point_forecast(point: &Point) -> PointForecast {
     let mtbf_s = point.failures.mtbf_s();
-    let wall_s = analytic::expected_wall_s(&point.job, point.interval_s, mtbf_s);
-    PointForecast {
-        point: point.index,
-        mtbf_s,
-        wall_s,
-        failures_per_rep: analytic::expected_failures_per_rep(&point.job, point.interval_s, mtbf_s),
-    }
+    let (wall_s, failures_per_rep) = match &point.two_level {
+        None => (
+            analytic::expected_wall_s(&point.job, point.interval_s, mtbf_s),
+            analytic::expected_failures_per_rep(&point.job, point.interval_s, mtbf_s),
+        ),
+        Some(two) => {
+            let rates = crate::scenario::two_level_rates(&point.failures, two, crate::scenario::RateBasis::Failures);
+            let wall_s =
+                analytic::multilevel::expected_wall_s(&point.job, two, point.interval_s, rates).unwrap_or(f64::NAN);
+            (wall_s, wall_s / mtbf_s)
+        }
+    };
+    PointForecast { point: point.index, mtbf_s, wall_s, failures_per_rep }
 }
 
 /// The warning (without its `warning: ` prefix) for a run of `scenario` under `stop`, of
@@ -107,8 +117,8 @@ pub fn point_forecast(point: &Point) -> PointForecast {
 ///
 /// With [`Stop::Precision`] the count is not known before the run: the first round's
 /// [`FIRST_ADAPTIVE_ROUND`] replications stand for it (a lower bound). A scenario that the
-/// runner refuses before any replication ([`runner::refuse_hopeless`]) gets no warning: its
-/// error comes at once.
+/// runner refuses before any replication ([`runner::refuse_hopeless`],
+/// [`runner::refuse_unfinishable`]) gets no warning: its error comes at once.
 pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option<String> {
     resumed_run_warning(scenario, stop, shard, 0)
 }
@@ -117,7 +127,7 @@ pub fn slow_run_warning(scenario: &Scenario, stop: Stop, shard: Shard) -> Option
 /// replications (`--resume`): only the replications left count. `done` is ignored under
 /// [`Stop::Precision`], which cannot be resumed.
 pub fn resumed_run_warning(scenario: &Scenario, stop: Stop, shard: Shard, done: u64) -> Option<String> {
-    if scenario.points.iter().any(|p| runner::refuse_hopeless(p).is_err()) {
+    if runner::refuse_unfinishable(scenario).is_err() {
         return None;
     }
     let (replications, done) = match stop {
@@ -145,6 +155,14 @@ pub fn resumed_run_warning(scenario: &Scenario, stop: Stop, shard: Shard, done: 
     let overhead = worst.overhead(point);
     let mut why =
         format!("job MTBF {} against restarts of {}", human_duration(worst.mtbf_s), human_duration(job.restart_s));
+    if let Some(two) = &point.two_level {
+        why.push_str(&format!(
+            " (from level 2: {}), a level-2 write of {} every {} checkpoints",
+            human_duration(two.restart_s),
+            human_duration(two.checkpoint_s),
+            two.every
+        ));
+    }
     if let Some(h) = overhead {
         why.push_str(&format!(": overhead ≈ {}", about(h)));
     }
@@ -198,8 +216,14 @@ pub fn resumed_run_warning(scenario: &Scenario, stop: Stop, shard: Shard, done: 
         Stop::Precision(_) => "ask for a looser precision",
     };
     text.push_str(&if beyond_limit {
-        "Check the MTBF (is it the node's or the job's?), the restart and checkpoint costs and the interval."
-            .to_string()
+        if point.two_level.is_some() {
+            "Check the MTBF (is it the node's or the job's?), the restart and checkpoint costs, the interval and \
+             job.level2.every."
+                .to_string()
+        } else {
+            "Check the MTBF (is it the node's or the job's?), the restart and checkpoint costs and the interval."
+                .to_string()
+        }
     } else if suspect {
         format!("Check the MTBF (is it the node's or the job's?), or {fewer}.")
     } else {

@@ -328,6 +328,50 @@ pub fn refuse_hopeless(point: &Point) -> Result<()> {
     Ok(())
 }
 
+/// How many times the engine's failure limit ([`Limits::max_failures`]) the exact model may
+/// expect per replication before [`refuse_unfinishable`] refuses a point.
+///
+/// Why 10⁶: a replication then finishes within the limit with a chance of about 10⁻⁶ or less
+/// ([`Error::UnfinishableInterval`]), so a run of any size fails, after playing replications
+/// to the limit for seconds each (minutes for a run). Between 1 and 10⁶ times the limit a
+/// replication may still finish: the run is warned of (`forecast::slow_run_warning`), not
+/// refused.
+pub const UNFINISHABLE_FACTOR: f64 = 1e6;
+
+/// Refuses, before any replication, a point of `scenario` with Poisson failures at whose
+/// interval the exact model expects over [`UNFINISHABLE_FACTOR`] times the engine's failure
+/// limit per replication ([`Error::UnfinishableInterval`]): a two-level job with a
+/// level-2 write every 10⁶ checkpoints at its "optimal" interval, or 1 h chunks at a job
+/// MTBF of 10 ms. Unlike [`refuse_hopeless`], it depends on the interval, so `optimize`
+/// (which tries others) does not use it. Jobs that end at their first failure are not refused.
+/// [`refuse_hopeless`]'s errors, which say more precisely what is wrong, come first.
+pub fn refuse_unfinishable(scenario: &Scenario) -> Result<()> {
+    let limit = Limits::default().max_failures;
+    scenario.points.iter().try_for_each(refuse_hopeless)?;
+    for point in &scenario.points {
+        if point.job.on_failure == engine::OnFailure::EndJob || !point.failures.is_poisson() {
+            continue;
+        }
+        let f = crate::forecast::point_forecast(point);
+        if f.failures_per_rep > UNFINISHABLE_FACTOR * limit as f64 {
+            let hint = if point.two_level.is_some() {
+                ", or job.level2.every (`\"optimal\"` picks the best count)".to_string()
+            } else {
+                String::new()
+            };
+            return Err(Error::UnfinishableInterval {
+                point: point.index,
+                interval_s: point.interval_s,
+                expected_failures: f.failures_per_rep,
+                overhead: f.wall_s / point.job.work_s - 1.0,
+                limit,
+                hint,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Runs the shard's `local` replications (shard-local indices) of every point in parallel.
 /// Summaries merge exactly, so any split into shards and ranges sums to the same bits.
 pub fn run_shard_range(
@@ -511,6 +555,7 @@ pub fn run_resumable(
     stop: &dyn Fn() -> bool,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<Outcome> {
+    refuse_unfinishable(scenario)?;
     let goal = shard.len(total);
     let threads = rayon::current_num_threads() as u64;
     let mut chunk = threads;
@@ -556,6 +601,7 @@ pub fn run(
     on_target: &dyn Fn(u64),
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<RunResult> {
+    refuse_unfinishable(scenario)?;
     match stop {
         Stop::Replications(n) => {
             on_target(n);

@@ -564,9 +564,35 @@ fn outcome(args: &[&str], out: bool) -> (Option<i32>, String, Vec<std::path::Pat
 
 #[test]
 fn engine_errors_are_said_once() {
-    // Compute chunks of 1 h at M = 10 ms never complete (writes and restarts cannot fail, so
-    // no check refuses it before it runs): the engine gives up; its message used to print
-    // twice (the error's own text, then its source again).
+    // A compute chunk of 0.2 s at M = 10 ms takes e^20 ≈ 5·10⁸ attempts (writes and restarts
+    // cannot fail): 5 times the engine's limit, too few for a refusal before the run (a
+    // replication may still finish). The engine gives up; its message used to print twice
+    // (the error's own text, then its source again).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, GOOD).unwrap();
+    let sets = [
+        "failures.mtbf=10 ms",
+        "job.work=0.2 s",
+        "policy.interval=0.2 s",
+        "job.failures_during_checkpoint=false",
+        "job.failures_during_restart=false",
+    ];
+    let mut args = vec!["run", file.to_str().unwrap(), "--reps", "2"];
+    sets.iter().for_each(|s| args.extend(["--set", s]));
+    let (code, stderr, left) = outcome(&args, true);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.matches("practically never finishes").count(), 1, "{stderr}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A run at whose interval the exact model expects over 10⁶ times the engine's limit of
+/// failures per replication is refused before its first replication (exit 2, no files),
+/// naming the point, the interval and the expectation: compute chunks of 1 h at a job MTBF
+/// of 10 ms, and a two-level job with a level-2 write every 10⁶ checkpoints at its
+/// "optimal" interval (0.04 s; it played replications to the limit for two minutes).
+#[test]
+fn a_run_that_practically_never_finishes_is_refused_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("good.toml");
     fs::write(&file, GOOD).unwrap();
@@ -578,10 +604,30 @@ fn engine_errors_are_said_once() {
     ];
     let mut args = vec!["run", file.to_str().unwrap(), "--reps", "2"];
     sets.iter().for_each(|s| args.extend(["--set", s]));
+    let started = std::time::Instant::now();
     let (code, stderr, left) = outcome(&args, true);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert_eq!(stderr.matches("practically never finishes").count(), 1, "{stderr}");
+    assert_eq!(code, Some(2), "{stderr}");
+    for part in [
+        "good.toml: point 0: at its interval of 60.000 min the exact model (Poisson failures) expects 10³⁰⁸ or more",
+        "over 1e6 times the 100000000 a replication may take",
+        "accepted is an expectation of at most 1e6 × 100000000 failures",
+    ] {
+        assert!(stderr.contains(part), "{part:?} missing: {stderr}");
+    }
+    assert!(!stderr.contains("practically never finishes") && !stderr.contains("warning"), "{stderr}");
     assert!(left.is_empty(), "{left:?}");
+
+    let two = super::root("scenarios/two-level.toml");
+    let sets = ["job.level2.every=1000000", "policy.interval=optimal"];
+    let mut args = vec!["run", two.to_str().unwrap(), "--reps", "2"];
+    sets.iter().for_each(|s| args.extend(["--set", s]));
+    let (code, stderr, left) = outcome(&args, true);
+    assert_eq!(code, Some(2), "{stderr}");
+    for part in ["point 0: at its interval of 0.043 s", "failures per replication", "or job.level2.every"] {
+        assert!(stderr.contains(part), "{part:?} missing: {stderr}");
+    }
+    assert!(left.is_empty(), "{left:?}");
+    assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
 }
 
 /// A run whose restarts (or writes) never complete is refused before its first replication,

@@ -143,7 +143,16 @@ fn the_estimate_is_the_failures_the_engine_plays() {
     "#;
     let end_job = restart.replace("work = \"20 h\"", "work = \"3 h\"\non_failure = \"end-job\"");
     let platform = restart.replace("mtbf = \"2 h\"", "node_mtbf = \"128 h\"").replace("[job]", "[job]\nnodes = 64");
-    for (what, text) in [("restart", restart.to_string()), ("end-job", end_job), ("64 nodes", platform)] {
+    // Two levels: the system events (every 6 h) roll back to the last level-2 write of
+    // 30 min, every 6th checkpoint; the single-level forecast at the job MTBF is rejected.
+    let two_level = restart.replace(
+        "[failures]",
+        "[topology]\nracks = 1\nnodes_per_rack = 4\n[job.level2]\ncheckpoint = \"30 min\"\nrestart = \"20 min\"\nevery = 6\n[failures.system]\nlaw = \
+         \"exponential\"\nmtbf = \"6 h\"\n[failures]",
+    );
+    let cases =
+        [("restart", restart.to_string()), ("end-job", end_job), ("64 nodes", platform), ("two-level", two_level)];
+    for (what, text) in cases {
         let sc = inline(&text);
         let point = &sc.points[0];
         let want = forecast::point_forecast(point).failures_per_rep;
@@ -160,6 +169,14 @@ fn the_estimate_is_the_failures_the_engine_plays() {
         assert!((mean - want).abs() < MC_SIGMAS * se, "{what}: played {mean} ± {se}, estimated {want}");
         let naive = point.job.work_s / point.failures.mtbf_s();
         assert!((mean - naive).abs() > MC_SIGMAS * se, "{what}: W/M = {naive} is not rejected, played {mean} ± {se}");
+        if point.two_level.is_some() {
+            let one_level =
+                ckptsim::analytic::expected_failures_per_rep(&point.job, point.interval_s, point.failures.mtbf_s());
+            assert!(
+                (mean - one_level).abs() > MC_SIGMAS * se,
+                "{what}: the single-level {one_level} is not rejected, played {mean} ± {se}"
+            );
+        }
     }
 }
 
