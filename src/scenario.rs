@@ -490,9 +490,10 @@ impl<'de> Deserialize<'de> for EveryRule {
     }
 }
 
-/// The largest `job.level2.every` accepted: the closed forms walk a pattern's n chunks (the
-/// exact optimum about 190 times), so larger counts would hang a run before it starts; at
-/// 10⁶ that is a second or two.
+/// The largest `job.level2.every` accepted: a level-2 write every 10⁶ checkpoints is already
+/// none at all for any job that is not 10⁶ chunks long, and the largest count that
+/// `every = "optimal"` tries (`analytic::multilevel::MAX_OPTIMAL_EVERY`). A count of 10¹¹
+/// hung the closed forms when they walked a pattern's chunks one by one.
 pub const MAX_EVERY: u64 = 1_000_000;
 
 /// The most chunks a point with `[job.level2]` may have: its replications are played chunk by

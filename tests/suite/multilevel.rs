@@ -654,12 +654,12 @@ fn the_optimal_count_follows_the_factor_and_none() {
 }
 
 /// [`multilevel::optimal_every`] refuses a best count at the last it tries (the overhead may
-/// still fall beyond it): here level 2 fails once in 10⁶ years, n* ≈ 2·10⁵.
+/// still fall beyond it): here level 2 fails once in 10⁹ years, n* ≈ 6·10⁶.
 #[test]
 fn the_optimal_count_is_refused_at_the_end_of_its_scan() {
     let j = job(Exposure::CanFail, Exposure::CanFail, 0.0);
     let two = TwoLevel { every: 1, checkpoint_s: 600.0, restart_s: 900.0, level2: [false; 7] };
-    let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / (1e6 * 3.15e7) };
+    let rates = Rates { level1_per_s: 1.0 / 10_800.0, level2_per_s: 1.0 / (1e9 * 3.15e7) };
     assert!(multilevel::first_order_every(&j, &two, rates) > multilevel::MAX_OPTIMAL_EVERY as f64);
     assert_eq!(multilevel::optimal_every(&j, &two, rates, |_| Some(600.0)), None);
     // At rates whose n* is small, the same fixed interval has a best count.
@@ -710,4 +710,35 @@ fn two_level_end_job_and_table_details() {
     let header = table.lines().find(|l| l.trim_start().starts_with("point")).unwrap();
     assert!(header.split_whitespace().any(|w| w == "n"), "{table}");
     assert!(table.contains("level 2: every n-th checkpoint (n per point) (C₂"), "{table}");
+}
+
+/// Patterns of thousands of chunks: a pattern's closed form costs O(1) whatever n (alike
+/// chunks composed at once), so `every = "optimal"` with the exact interval reaches counts
+/// of 10⁴ (it was capped at 4096 tries, O(n²) in all). The best pair beats its neighbours
+/// near and far, and the finite-work value of 10⁴-chunk patterns is the k whole patterns'.
+#[test]
+fn optimal_counts_of_ten_thousand() {
+    let mut j = job(Exposure::CanFail, Exposure::CanFail, 0.0);
+    (j.checkpoint_s, j.restart_s, j.work_s) = (1.0, 60.0, 1e8);
+    let two = TwoLevel { every: 1, checkpoint_s: 3600.0, restart_s: 3600.0, level2: [false; 7] };
+    let rates = Rates { level1_per_s: 1.0 / 3600.0, level2_per_s: 1.0 / (3.0 * 365.0 * 86_400.0) };
+    let n_star = multilevel::first_order_every(&j, &two, rates);
+    assert!(n_star > 5000.0, "n* = {n_star}");
+    let at = |n: u64| TwoLevel { every: n, ..two.clone() };
+    let best = multilevel::optimal_every(&j, &two, rates, |t| multilevel::optimal_interval_s(&j, t, rates)).unwrap();
+    let value = |n: u64| {
+        let t = multilevel::optimal_interval_s(&j, &at(n), rates).unwrap();
+        multilevel::pattern_overhead(&j, &at(n), t, rates).unwrap()
+    };
+    let h = value(best);
+    for d in [1, 10, 100, 1000] {
+        assert!(h <= value(best - d) && h <= value(best + d), "n = {best} against n ± {d}");
+    }
+    // k whole patterns of the finite chain: the endless overhead exactly.
+    let t = multilevel::optimal_interval_s(&j, &at(best), rates).unwrap();
+    let k = 3;
+    let whole = Job { work_s: (k * best) as f64 * t, ..j.clone() };
+    let e = multilevel::expected_wall_s(&whole, &at(best), t, rates).unwrap();
+    let endless = whole.work_s * (1.0 + h);
+    assert!(((e - endless) / endless).abs() < 1e-9, "{k} patterns: {e} against {endless}");
 }
