@@ -11,6 +11,10 @@ use crate::engine::{Job, TwoLevel};
 use crate::report;
 use crate::scenario;
 
+/// The most chunks of the `--work` whose E\[wall\] the table gives: 2⁵³, the last count a
+/// float holds exactly.
+const MAX_CHUNKS: f64 = 9_007_199_254_740_992.0;
+
 /// One (n, interval) pair of the two-level table and what the closed forms say of it.
 #[derive(Debug, Clone)]
 struct Row {
@@ -90,8 +94,8 @@ pub(super) fn cmd(
         .filter_map(|(name, every, t)| {
             let interval_s = t.filter(|t| t.is_finite() && *t > 0.0)?;
             let two = at(every);
-            // As in scenario files: at most 10⁷ chunks (the exact chain walks each pattern).
-            let finite = finite_work && job.work_s / interval_s <= scenario::MAX_TWO_LEVEL_CHUNKS;
+            // The exact chain costs O(1) at any chunk count; the count must be an exact integer.
+            let finite = finite_work && job.work_s / interval_s <= MAX_CHUNKS;
             let wall_mean_s = finite.then(|| multilevel::expected_wall_s(job, &two, interval_s, rates)).flatten();
             Some(Row {
                 name,
@@ -104,12 +108,28 @@ pub(super) fn cmd(
         })
         .collect();
     if rows.is_empty() {
+        // Free level-1 writes: the best is a level-1 checkpoint after every instant.
+        if job.checkpoint_s == 0.0 && two.checkpoint_s > 0.0 {
+            return Err(usage(format!(
+                "--checkpoint {}: level-1 writes that cost nothing make the best interval 0 (a level-1 checkpoint \
+                 after every instant) and n infinite: no two-level formula gives an interval > 0; accepted is \
+                 --checkpoint > 0, or give --interval (and --every) to evaluate one",
+                args.checkpoint
+            )));
+        }
         return Err(usage(format!(
             "--level2-checkpoint {c2}: no two-level formula gives an interval > 0 here (C₁ = {} s, C₂ = {} s); \
              accepted is a write cost > 0 at some level, or give --interval to evaluate one",
             scenario::shown_number(job.checkpoint_s),
             scenario::shown_number(two.checkpoint_s)
         )));
+    }
+    if finite_work && rows.iter().any(|r| r.wall_mean_s.is_none()) {
+        eprintln!(
+            "note: E[wall] left out where --work {} is over 2⁵³ chunks of the interval (their count is no longer an \
+             exact integer)",
+            args.work.as_deref().unwrap_or_default()
+        );
     }
     if best.is_none() {
         eprintln!(

@@ -742,3 +742,47 @@ fn optimal_counts_of_ten_thousand() {
     let endless = whole.work_s * (1.0 + h);
     assert!(((e - endless) / endless).abs() < 1e-9, "{k} patterns: {e} against {endless}");
 }
+
+/// `formulas` with two levels: E[wall] for work of 10⁹ chunks (it was left out past 10⁷,
+/// silently), a note where the work is over 2⁵³ chunks, and free level-1 writes blamed on
+/// `--checkpoint`, not on `--level2-checkpoint`.
+#[test]
+fn two_level_formulas_at_huge_work_and_free_level1_writes() {
+    let args = |checkpoint: &'static str, work: &'static str| {
+        vec![
+            "formulas",
+            "--checkpoint",
+            checkpoint,
+            "--mtbf",
+            "3h",
+            "--level2-checkpoint",
+            "10min",
+            "--level2-mtbf",
+            "12h",
+            "--work",
+            work,
+            "--format",
+            "json",
+        ]
+    };
+    let o = super::ckptsim(&args("20s", "1e12s"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let best = &doc["intervals"][0];
+    // 1.7·10⁹ chunks: the last pattern is a negligible part, so the job overhead is the endless one.
+    let (job, endless) = (best["job_overhead"].as_f64().unwrap(), best["overhead"].as_f64().unwrap());
+    assert!(((job - endless) / endless).abs() < 1e-6, "{job} vs {endless}");
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let o = super::ckptsim(&args("20s", "1e20s"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("note: E[wall] left out where --work 1e20s is over 2⁵³ chunks"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["intervals"][0]["wall_mean_s"].is_null());
+
+    let o = super::ckptsim(&args("0s", "1e6s"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--checkpoint 0s: level-1 writes that cost nothing make the best interval 0"), "{err}");
+}
