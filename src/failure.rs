@@ -900,6 +900,9 @@ pub struct TraceReplay {
     /// system's declared size and were folded onto it (node mod `system_nodes`): LANL's
     /// system 14 declares 128 nodes and numbers them 129 … 255.
     pub folded: Option<(u64, u64)>,
+    /// Malformed lines of the whole log left out (`failures.trace.malformed = "skip"`; 0
+    /// otherwise): reports say how many ([`TraceReplay::describe`]).
+    pub skipped_lines: usize,
 }
 
 impl TraceReplay {
@@ -959,14 +962,19 @@ impl TraceReplay {
         TraceStream { times, next, pass: 0, offset_s, period_s: self.period_s, end: self.end }
     }
 
-    /// The replay in words, for reports.
+    /// The replay in words, for reports: with the malformed lines skipped, if any.
     pub fn describe(&self) -> String {
         let end = match self.end {
             trace::TraceEnd::Wrap => "wrap",
             trace::TraceEnd::Censor => "censor",
         };
+        let skipped = match self.skipped_lines {
+            0 => String::new(),
+            1 => "; 1 malformed line of the log skipped".to_string(),
+            k => format!("; {k} malformed lines of the log skipped"),
+        };
         format!(
-            "trace system {} ({} of {} nodes, {}, {end})",
+            "trace system {} ({} of {} nodes, {}, {end}{skipped})",
             self.system,
             self.job_nodes,
             self.system_nodes,
@@ -1091,6 +1099,7 @@ mod tests {
     #[test]
     fn a_wrapped_log_without_a_span_ends_instead_of_repeating_one_instant() {
         let replay = |period_s: f64| TraceReplay {
+            skipped_lines: 0,
             file: "log.csv".into(),
             system: "s".into(),
             system_nodes: 4,
@@ -1115,6 +1124,7 @@ mod tests {
     #[test]
     fn a_replays_mtbf_counts_the_failures_its_nodes_see() {
         let replay = |placement: Placement| TraceReplay {
+            skipped_lines: 0,
             file: "log.csv".into(),
             system: "s".into(),
             system_nodes: 8,

@@ -2394,6 +2394,7 @@ fn resolve_trace(
         events: std::sync::Arc::new(events),
         period_s,
         folded,
+        skipped_lines: log.skipped,
     }))
 }
 

@@ -177,6 +177,11 @@ fn bad_trace_input() {
     fs::write(&skip, with_log("nodes = 3", "malformed = \"skip\"")).unwrap();
     let o = ckptsim(&["run", skip.to_str().unwrap(), "--reps", "20", "--out", tmp.path().join("ok").to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The count is in the results: the table's header, and the CSV's and JSON's failure model.
+    let said = "(3 of 3 nodes, packed, wrap; 1 malformed line of the log skipped)";
+    assert!(String::from_utf8_lossy(&o.stdout).contains(said), "{}", String::from_utf8_lossy(&o.stdout));
+    let json = fs::read_to_string(tmp.path().join("ok/skip.json")).unwrap();
+    assert!(json.contains(said), "{json}");
     // A job larger than the logged system, an impossible placement, a law beside the trace.
     rejects(&with_log("nodes = 4", "malformed = \"skip\""), &["job.nodes", "3 nodes"]);
     rejects(
