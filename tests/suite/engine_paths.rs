@@ -307,3 +307,22 @@ fn points_sharing_a_stream_replay_it_exactly() {
         assert_eq!(json(shared), json(alone), "{name}");
     }
 }
+
+/// End to end: the equal chunking W/148 of 2·10⁵ s (an interval whose 148 chunks fall an ulp
+/// short of the work) writes 148 checkpoints, and its simulated overhead is the exact one.
+/// It wrote 149, the last after a chunk of 3·10⁻¹¹ s: 0.0006 more overhead.
+#[test]
+fn an_equal_chunking_writes_its_count_of_checkpoints() {
+    let k = 148_u64;
+    let interval_s = 2e5 / k as f64;
+    assert!(2e5 - (2e5 / interval_s).floor() * interval_s > 0.0, "the premise: k·T falls short of W");
+    let sc = super::inline(&format!(
+        "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"10 min\"\n[failures]\nmtbf = \"1e12 h\"\n\
+         [policy]\ninterval = \"{interval_s:?} s\"\n"
+    ));
+    let r = super::simulate(&sc, 10, 1);
+    let s = &r.summaries[0];
+    assert_eq!(s.totals.checkpoints, 10 * k);
+    let e = s.overhead.estimate();
+    assert!((e.mean - k as f64 * 120.0 / 2e5).abs() < 1e-9, "{}", e.mean);
+}
