@@ -1342,6 +1342,11 @@ pub fn formula_rows(job: &Job, mtbf_s: f64, extra_interval_s: Option<f64>) -> Ve
             }
         }
     }
+    // With finite work, the best equal chunking W/k near the exact optimum.
+    let optimum = named.iter().find(|(name, _)| name == "optimal").map(|(_, t)| *t);
+    if let Some(t) = optimum.and_then(|t| analytic::finite_work_optimal_interval_s(job, mtbf_s, t)) {
+        named.push(("optimal-work".into(), t));
+    }
     if let Some(t) = extra_interval_s {
         named.push(("given".into(), t));
     }
@@ -1470,6 +1475,12 @@ fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
         out.push_str(
             "  E[wall], sd(wall): the wall time of the --work given, exact (MODELS.md §1); job overhead = E[wall]/work − 1 \
              (its last chunk is shorter)\n",
+        );
+    }
+    if rows.iter().any(|r| r.name == "optimal-work") {
+        out.push_str(
+            "  optimal-work = the equal chunking W/k with the least E[wall] for the --work given (policy.interval = \
+             \"optimal-work\")\n",
         );
     }
     out

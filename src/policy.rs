@@ -38,6 +38,10 @@ pub trait Policy {
 /// chunk of 10⁻¹¹ s with a whole checkpoint write after it.
 pub const SLIVER: f64 = 8.0 * f64::EPSILON;
 
+/// The largest chunk count that a float holds exactly, 2⁵³: the equal chunkings W/k that
+/// the finite-work optima compare stop there.
+pub const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
+
 /// How finite work `W` splits into chunks of at most `T`: `count − 1` chunks of `T` and a
 /// last chunk of `last_s` = W − (count − 1)·T ∈ (0, T] (MODELS.md §1, "Finite work").
 ///

@@ -326,6 +326,11 @@ pub enum IntervalRule {
     DalyHighOrder,
     /// The exact optimum for exponential failures under the job's checkpoint switch.
     Optimal,
+    /// The exact optimum for this finite work: the equal chunking W/k with the least exact
+    /// expected wall time for exponential failures, near the exact optimum (MODELS.md §1,
+    /// "Finite work"; [`analytic::finite_work_optimal_interval_s`], and with two levels
+    /// [`analytic::multilevel::finite_work_optimal_interval_s`]).
+    OptimalWork,
     /// No checkpoint before the end of the work.
     None,
     /// A fixed interval (s).
@@ -340,6 +345,7 @@ impl IntervalRule {
             IntervalRule::Daly => "daly".into(),
             IntervalRule::DalyHighOrder => "daly-high-order".into(),
             IntervalRule::Optimal => "optimal".into(),
+            IntervalRule::OptimalWork => "optimal-work".into(),
             IntervalRule::None => "none".into(),
             IntervalRule::Fixed(s) => format!("{s} s"),
         }
@@ -349,7 +355,8 @@ impl IntervalRule {
 impl<'de> Deserialize<'de> for IntervalRule {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V;
-        const EXPECTED: &str = "young, daly, daly-high-order, optimal, none, or a duration such as \"27 min\"";
+        const EXPECTED: &str =
+            "young, daly, daly-high-order, optimal, optimal-work, none, or a duration such as \"27 min\"";
         impl serde::de::Visitor<'_> for V {
             type Value = IntervalRule;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -361,6 +368,7 @@ impl<'de> Deserialize<'de> for IntervalRule {
                     "daly" => IntervalRule::Daly,
                     "daly-high-order" => IntervalRule::DalyHighOrder,
                     "optimal" => IntervalRule::Optimal,
+                    "optimal-work" => IntervalRule::OptimalWork,
                     "none" => IntervalRule::None,
                     other => match parse_duration_s(other) {
                         Ok(v) if v > 0.0 => IntervalRule::Fixed(v),
@@ -368,7 +376,7 @@ impl<'de> Deserialize<'de> for IntervalRule {
                         Ok(_) => {
                             return Err(E::custom(format!(
                                 "\"{}\" is out of range: accepted is a duration > 0 ({UNITS_HINT}), or one of \
-                                 young, daly, daly-high-order, optimal, none",
+                                 young, daly, daly-high-order, optimal, optimal-work, none",
                                 shorten(other)
                             )));
                         }
@@ -2567,6 +2575,23 @@ fn interval_of(rule: IntervalRule, job: &Job, mtbf_s: f64) -> std::result::Resul
                 )
             })?,
         },
+        IntervalRule::OptimalWork => {
+            let around_s = interval_of(IntervalRule::Optimal, job, m).map_err(|mut e| {
+                e.message = e.message.replace("\"optimal\"", "\"optimal-work\" (the best chunking near \"optimal\")");
+                e
+            })?;
+            analytic::finite_work_optimal_interval_s(job, m, around_s).ok_or_else(|| {
+                field(
+                    "policy.interval",
+                    format!(
+                        "\"optimal-work\" finds no equal chunking of job.work = {} s near the optimum of {} s (over 2^53 \
+                         chunks): accepted here is \"optimal\", another rule or a duration",
+                        shown_number(job.work_s),
+                        shown_number(around_s)
+                    ),
+                )
+            })?
+        }
         IntervalRule::None => f64::INFINITY,
         IntervalRule::Fixed(s) if s > 0.0 => s,
         IntervalRule::Fixed(s) => {
@@ -2614,14 +2639,34 @@ fn two_level_interval_of(
                 "policy.interval",
                 format!(
                     "\"{}\" is a single-level rule: with [job.level2] accepted is \"young\" (the first-order \
-                     P*(n)/n of MODELS.md §4), \"optimal\" (the exact two-level optimum), a duration (the compute \
-                     between two checkpoints of any level) or \"none\"",
+                     P*(n)/n of MODELS.md §4), \"optimal\" (the exact two-level optimum), \"optimal-work\" (the best \
+                     chunking of the work near it), a duration (the compute between two checkpoints of any level) or \
+                     \"none\"",
                     rule.name()
                 ),
             ));
         }
         _ if no_failures => f64::INFINITY,
         IntervalRule::Young => analytic::multilevel::first_order_interval_s(job, two, rates),
+        IntervalRule::OptimalWork => {
+            let around_s =
+                two_level_interval_of(IntervalRule::Optimal, job, two, failures, basis).map_err(|mut e| {
+                    e.message =
+                        e.message.replacen("\"optimal\"", "\"optimal-work\" (the best chunking near \"optimal\")", 1);
+                    e
+                })?;
+            analytic::multilevel::finite_work_optimal_interval_s(job, two, rates, around_s).ok_or_else(|| {
+                field(
+                    "policy.interval",
+                    format!(
+                        "\"optimal-work\" finds no equal chunking of job.work = {} s near the two-level optimum of {} s \
+                         with a value: accepted here is \"optimal\", \"young\", a duration or \"none\"",
+                        shown_number(job.work_s),
+                        shown_number(around_s)
+                    ),
+                )
+            })?
+        }
         IntervalRule::Optimal => analytic::multilevel::optimal_interval_s(job, two, rates).ok_or_else(|| {
             field(
                 "policy.interval",
@@ -2672,6 +2717,9 @@ fn optimal_every(
     }
     // The rule's interval at each n; a rule refused at some n is refused at all (the errors
     // depend on the rule, not on n), so the first error is the one to report.
+    // "optimal-work" takes the count of the best endless (n, interval) pair, then the best
+    // chunking of the work at that n: the endless overhead compares counts, not a chunking.
+    let rule = if rule == IntervalRule::OptimalWork { IntervalRule::Optimal } else { rule };
     let mut refused = None;
     let best = analytic::multilevel::optimal_every(job, two, rates, |at| {
         match two_level_interval_of(rule, job, at, failures, basis) {

@@ -304,25 +304,32 @@ pub fn overhead(job: &Job, two: &TwoLevel, interval_s: f64, rates: Rates) -> Opt
     Some(expected_wall_s(job, two, interval_s, rates)? / job.work_s - 1.0)
 }
 
-/// The most equal chunkings [`finite_work_optimal_interval_s`] compares.
-pub const MAX_FINITE_WORK_CHUNKINGS: f64 = 20_000.0;
+/// How many patterns either side of W/`around_s` chunks [`finite_work_optimal_interval_s`]
+/// looks for the best count.
+const FINITE_WORK_PATTERNS: u64 = 4;
 
 /// The chunk interval (s) that minimises the exact expected wall time of the job's finite
 /// work ([`expected_wall_s`]) among the equal chunkings W/k with k within a factor 2 of
-/// W/`around_s` (k ≥ 1): with finite work a chunk count that is not a multiple of n ends in
-/// a short pattern that still costs a whole level-2 write, so the best interval is W/k for a
-/// k that suits n, not the endless-work optimum ([`optimal_interval_s`]) itself. The
-/// candidates are the equal chunkings, as for one level (MODELS.md §1: with k chunks, equal
-/// ones cost least; an interval between two of them ends in a short chunk that still costs
-/// a write). `None` with infinite work, where there would be more than
-/// [`MAX_FINITE_WORK_CHUNKINGS`] candidates, or where no candidate has a value.
+/// k₀ = W/`around_s` and within 4 patterns (4n + 4 chunks) of it (k ≥ 1): with finite work a
+/// chunk count that is not a multiple of n ends in a short pattern that still costs a whole
+/// level-2 write, so the best interval is W/k for a k that suits n, not the endless-work
+/// optimum ([`optimal_interval_s`]) itself. The candidates are the equal chunkings, as for
+/// one level (MODELS.md §1: with k chunks, equal ones cost least; an interval between two of
+/// them ends in a short chunk that still costs a write). Why a few patterns suffice: E\[wall\]
+/// over k is about a trend with its least near k₀ (the endless optimum) plus a part that
+/// repeats with k mod n (the last pattern's length), so a count more than a pattern from k₀
+/// is beaten by the one a pattern nearer. At most 8n + 9 candidates, each O(1). `None` with
+/// infinite work or where no candidate has a value.
 pub fn finite_work_optimal_interval_s(job: &Job, two: &TwoLevel, rates: Rates, around_s: f64) -> Option<f64> {
     let w = job.work_s;
     if !(w.is_finite() && around_s > 0.0 && around_s.is_finite()) {
         return None;
     }
-    let (k_lo, k_hi) = ((w / (2.0 * around_s)).floor().max(1.0), (2.0 * w / around_s).ceil().max(1.0));
-    if k_hi - k_lo > MAX_FINITE_WORK_CHUNKINGS {
+    let k0 = (w / around_s).max(1.0);
+    let reach = (FINITE_WORK_PATTERNS * two.every.max(1) + 4) as f64;
+    let k_lo = (w / (2.0 * around_s)).floor().max(k0 - reach).max(1.0);
+    let k_hi = (2.0 * w / around_s).ceil().min(k0 + reach).max(1.0);
+    if k_hi > crate::policy::MAX_EXACT_COUNT {
         return None;
     }
     (k_lo as u64..=k_hi as u64)

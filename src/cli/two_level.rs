@@ -11,10 +11,6 @@ use crate::engine::{Job, TwoLevel};
 use crate::report;
 use crate::scenario;
 
-/// The most chunks of the `--work` whose E\[wall\] the table gives: 2⁵³, the last count a
-/// float holds exactly.
-const MAX_CHUNKS: f64 = 9_007_199_254_740_992.0;
-
 /// One (n, interval) pair of the two-level table and what the closed forms say of it.
 #[derive(Debug, Clone)]
 struct Row {
@@ -95,7 +91,7 @@ pub(super) fn cmd(
             let interval_s = t.filter(|t| t.is_finite() && *t > 0.0)?;
             let two = at(every);
             // The exact chain costs O(1) at any chunk count; the count must be an exact integer.
-            let finite = finite_work && job.work_s / interval_s <= MAX_CHUNKS;
+            let finite = finite_work && job.work_s / interval_s <= crate::policy::MAX_EXACT_COUNT;
             let wall_mean_s = finite.then(|| multilevel::expected_wall_s(job, &two, interval_s, rates)).flatten();
             Some(Row {
                 name,

@@ -154,3 +154,54 @@ fn the_failure_count_spread_is_exact_for_a_job_without_checkpoints() {
     assert_eq!(doc["points"][0]["failures_sd"].as_f64(), Some(e.sd));
     assert!((mean - var).abs() > 2.0 * Z_MAX * se_var, "the test tells a Poisson spread apart");
 }
+
+/// `policy.interval = "optimal-work"`: the equal chunking of the work with the least exact
+/// expected wall time. On the Young–Daly 2 min point it is W/128 (26.04 min), below the
+/// endless optimum's exact overhead (25.96 min ends in a 0.4-chunk that costs a whole write),
+/// and the simulation agrees with its exact value. With two levels it is the `formulas`
+/// `optimal-work` row: W/264 (33 whole patterns) at n = 8, and 31 patterns of 11 with
+/// `every = "optimal"`.
+#[test]
+fn the_optimal_work_rule_is_the_best_chunking_of_the_work() {
+    let sets = ["job.checkpoint=2min", "policy.factor=1"];
+    let at = |rule: &str| {
+        let mut all = sets.to_vec();
+        let set = format!("policy.interval={rule}");
+        all.push(&set);
+        load("scenarios/young-daly.toml", &all)
+    };
+    let (work, endless) = (at("optimal-work"), at("optimal"));
+    let (p, q) = (&work.points[0], &endless.points[0]);
+    let w = p.job.work_s;
+    let m = p.failures.mtbf_s();
+    let exact = |t: f64| analytic::finite_work_overhead(&p.job, t, m);
+    let k_best = (60..300).min_by(|&a, &b| exact(w / a as f64).total_cmp(&exact(w / b as f64))).unwrap();
+    assert_eq!((k_best, p.interval_s), (128, w / 128.0));
+    assert!(exact(p.interval_s) < exact(q.interval_s), "{} vs {}", exact(p.interval_s), exact(q.interval_s));
+    let r = simulate(&work, 20_000, 5);
+    let e = r.summaries[0].overhead.estimate();
+    let z = (e.mean - exact(p.interval_s)) / e.se;
+    assert!(z.abs() < Z_MAX, "simulated {} ± {}, exact {}: z = {z:.2}", e.mean, e.se, exact(p.interval_s));
+    // The rule is named in the outputs.
+    assert_eq!(p.rule.name(), "optimal-work");
+
+    let two = |every: &str| {
+        let every = format!("job.level2.every={every}");
+        load("scenarios/two-level.toml", &["policy.interval=optimal-work", &every]).points[0].clone()
+    };
+    let p = two("8");
+    assert_eq!(p.interval_s, 2e5 / 264.0);
+    let p = two("\"optimal\"");
+    assert_eq!((p.two_level.as_ref().unwrap().every, p.interval_s), (11, 2e5 / 341.0));
+
+    // Where "optimal" has no value, neither has "optimal-work", and the error says which.
+    let sets: Vec<String> =
+        ["policy.interval=optimal-work", "job.failures_during_checkpoint=false", "job.checkpoint=4h"]
+            .map(String::from)
+            .to_vec();
+    let e = ckptsim::scenario::load(&super::root("scenarios/young-daly.toml"), &sets).unwrap_err().to_string();
+    assert!(
+        e.contains("policy.interval") && e.contains("\"optimal-work\" (the best chunking near \"optimal\")"),
+        "{e}"
+    );
+}

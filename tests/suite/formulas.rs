@@ -206,3 +206,21 @@ fn a_missing_failure_rate_names_every_way_to_give_one() {
         assert!(err.contains(flag), "{flag} missing: {err}");
     }
 }
+
+/// With `--work`, an `optimal-work` row: the best equal chunking of that work, the interval
+/// `policy.interval = "optimal-work"` gives (W/128 on the Young–Daly 2 min point), with the
+/// least job overhead of all rows; without `--work` there is none.
+#[test]
+fn formulas_give_the_best_chunking_of_the_work() {
+    let base = ["--checkpoint", "2min", "--mtbf", "3.1h", "--restart", "10min"];
+    let mut with_work = base.to_vec();
+    with_work.extend(["--work", "2e5s"]);
+    let doc = formulas(&with_work);
+    assert_eq!(interval_min(&doc, "optimal-work"), 2e5 / 128.0 / 60.0);
+    let rows = doc["intervals"].as_array().unwrap();
+    let least = rows.iter().map(|r| r["job_overhead"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+    let row = rows.iter().find(|r| r["name"] == "optimal-work").unwrap();
+    assert_eq!(row["job_overhead"].as_f64().unwrap(), least);
+    let doc = formulas(&base);
+    assert!(doc["intervals"].as_array().unwrap().iter().all(|r| r["name"] != "optimal-work"), "{doc}");
+}
