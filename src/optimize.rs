@@ -567,7 +567,10 @@ fn optimize_keeping(
         // Two levels: MODELS.md §4's first order and the exact optimum at n, as the rules
         // `young` and `optimal` give them; the Daly rules have no two-level form.
         Some((two, rates)) => {
-            [("young", Some(young_s)), ("optimal", analytic::multilevel::optimal_interval_s(&point.job, two, rates))]
+            let optimal = analytic::multilevel::optimal_interval_s(&point.job, two, rates);
+            let work =
+                optimal.and_then(|t| analytic::multilevel::finite_work_optimal_interval_s(&point.job, two, rates, t));
+            [("young", Some(young_s)), ("optimal", optimal), ("optimal-work", work)]
                 .into_iter()
                 .filter_map(|(name, t)| Some((name, t.filter(|t| *t > 0.0 && t.is_finite())?.max(floor_s))))
                 .collect()
@@ -642,8 +645,8 @@ fn optimize_keeping(
 }
 
 /// The single-level formulas' intervals (s) at `point` with job MTBF `mtbf_s`, those that
-/// are > 0: Young, Daly, Daly eq. 37, the exact optimum under the checkpoint switch, and
-/// Young at the cluster rate under bursts.
+/// are > 0: Young, Daly, Daly eq. 37, the exact optimum under the checkpoint switch, the best
+/// equal chunking of the work near it, and Young at the cluster rate under bursts.
 fn single_level_formulas(point: &Point, mtbf_s: f64) -> Vec<(&'static str, f64)> {
     let delta = point.job.checkpoint_s;
     let exact = match point.job.checkpoint_exposure {
@@ -655,6 +658,8 @@ fn single_level_formulas(point: &Point, mtbf_s: f64) -> Vec<(&'static str, f64)>
         ("daly", Some(analytic::daly_low_order_interval_s(delta, mtbf_s))),
         ("daly-high-order", Some(analytic::daly_high_order_interval_s(delta, mtbf_s))),
         ("optimal", exact),
+        // The best equal chunking of the work near it (`policy.interval = "optimal-work"`).
+        ("optimal-work", exact.and_then(|t| analytic::finite_work_optimal_interval_s(&point.job, mtbf_s, t))),
         // Under bursts, Young at the rate of clusters (`policy.rate = "clusters"`).
         (
             "young (clusters)",

@@ -498,10 +498,14 @@ fn optimize_finds_the_two_level_optimum() {
     );
     assert!(exact(o.best_interval_s) - best < Z_MAX * se, "{} vs {best}", exact(o.best_interval_s));
     let names: Vec<&str> = o.formulas.iter().map(|f| f.name).collect();
-    assert_eq!(names, ["young", "optimal"]);
+    assert_eq!(names, ["young", "optimal", "optimal-work"]);
     let young_s = multilevel::first_order_period_s(&p.job, two, rates) / 8.0;
     assert_eq!(o.formulas[0].interval_s, young_s);
-    assert_eq!(o.formulas[1].interval_s, multilevel::optimal_interval_s(&p.job, two, rates).unwrap());
+    let endless_s = multilevel::optimal_interval_s(&p.job, two, rates).unwrap();
+    assert_eq!(o.formulas[1].interval_s, endless_s);
+    // The best chunking of the work at n = 8: W/264, 33 whole patterns, the exact optimum above.
+    assert_eq!(o.formulas[2].interval_s, optimum_s);
+    assert_eq!(optimum_s, multilevel::finite_work_optimal_interval_s(&p.job, two, rates, endless_s).unwrap());
 }
 
 /// `formulas --level2-checkpoint …` gives the closed forms of the scenario path: the best n

@@ -67,9 +67,14 @@ fn check(point: &Point, exact: impl Fn(f64) -> f64, seed: u64, max_width: Option
         ("daly", analytic::daly_low_order_interval_s(delta, mtbf_s)),
         ("daly-high-order", analytic::daly_high_order_interval_s(delta, mtbf_s)),
         ("optimal", analytic::optimal_interval_s(delta, mtbf_s)),
+        (
+            "optimal-work",
+            analytic::finite_work_optimal_interval_s(&point.job, mtbf_s, analytic::optimal_interval_s(delta, mtbf_s))
+                .unwrap(),
+        ),
     ];
     let got: Vec<(&str, f64)> = o.formulas.iter().map(|f| (f.name, f.interval_s)).collect();
-    assert_eq!(got, expected, "young, daly, daly-high-order and the exact exponential optimum");
+    assert_eq!(got, expected, "young, daly, daly-high-order, the exact exponential optimum and its best chunking");
     for f in &o.formulas {
         // Near the optimum the overheads of two intervals on the same streams move together:
         // common random numbers must make their difference less variable than independent runs.
@@ -307,7 +312,7 @@ fn optimize_prints_markdown_tables() {
     assert_eq!(rows(&sweep), 2 + 3, "header, rule and three cases: {sweep}");
     let one = markdown(&["job.checkpoint=2 min"]);
     assert!(one.contains("Best interval **") && one.contains("| young | "), "{one}");
-    assert_eq!(rows(&one), 2 + 4, "header, rule and four formulas: {one}");
+    assert_eq!(rows(&one), 2 + 5, "header, rule and five formulas: {one}");
 }
 
 /// A replayed log that fails every hour, wrapping: an interval whose segment (compute and

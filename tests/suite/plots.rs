@@ -170,7 +170,7 @@ fn optimize_labels_its_formulas_apart() {
     let o = ckptsim(&["optimize", "scenarios/rack-events.toml", "--out", tmp.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let svg = fs::read_to_string(tmp.path().join("rack-events-optimize-0.svg")).unwrap();
-    let names = ["young", "daly", "daly-high-order", "optimal", "best"];
+    let names = ["young", "daly", "daly-high-order", "optimal", "optimal-work", "best"];
     let labels: Vec<(f64, f64, String)> = texts(&svg)
         .into_iter()
         .filter(|t| t.3.split(", ").all(|w| names.contains(&w)))
