@@ -14,7 +14,7 @@ use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::Error;
 use crate::partial;
-use crate::report;
+use crate::report::{self, csv_number};
 use crate::runner;
 use crate::scenario::{self, Stop, parse_duration_s};
 
@@ -1280,12 +1280,12 @@ fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
                 "job_overhead",
             ])?;
             for r in &rows {
-                let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+                let opt = |x: Option<f64>| x.map_or(String::new(), csv_number);
                 w.write_record([
                     r.name.clone(),
-                    r.interval_s.to_string(),
-                    r.overhead.to_string(),
-                    (1.0 / (1.0 + r.overhead)).to_string(),
+                    csv_number(r.interval_s),
+                    csv_number(r.overhead),
+                    csv_number(1.0 / (1.0 + r.overhead)),
                     opt(r.wall.map(|m| m.mean_s)),
                     opt(r.wall.map(|m| m.sd_s())),
                     opt(r.job_overhead),

@@ -909,11 +909,28 @@ pub(crate) fn signed5(x: f64) -> String {
     if x != 0.0 && fixed.trim_start_matches(['+', '-']) == "0.00000" { format!("{x:+.1e}") } else { fixed }
 }
 
-fn csv_cell(v: &Value) -> String {
+/// The text of one number in a CSV cell: the shortest decimal that reads back as the same
+/// f64, in plain notation for 0 and for magnitudes in [1e-5, 1e16) (`5`, `0.1`, `0.00001`,
+/// `1000000000000000`) and in exponent notation outside it (`1.3e-6`, `1e16`, `1e200`), where
+/// plain notation would spell out hundreds of zeros. The bounds are serde_json's, so a CSV
+/// cell and its JSON value switch notation at the same magnitude. Non-finite values read
+/// `inf`, `-inf`, `NaN`.
+pub(crate) fn csv_number(x: f64) -> String {
+    let magnitude = x.abs();
+    if !x.is_finite() || magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// The CSV text of one JSON value: blank for null, a string as it is, a float through
+/// [`csv_number`], any other value as JSON writes it.
+pub(crate) fn csv_cell(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), |f| f.to_string()),
+        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), csv_number),
         other => other.to_string(),
     }
 }
@@ -1245,13 +1262,13 @@ pub fn optimum_cases_csv(results: &[(crate::optimize::Case<'_>, crate::optimize:
     for (case, o) in results {
         let mut row: Vec<String> = vec![case.index.to_string()];
         row.extend(case.labels.iter().map(|(_, v)| v.clone()));
-        row.extend([o.best_interval_s, o.interval_ci_low_s, o.interval_ci_high_s].map(|x| x.to_string()));
+        row.extend([o.best_interval_s, o.interval_ci_low_s, o.interval_ci_high_s].map(csv_number));
         row.extend([o.chunks.map(|c| c.0), o.chunks.map(|c| c.1)].map(|k| k.map_or(String::new(), |k| k.to_string())));
-        row.extend([o.best_overhead_mean, o.best_overhead_half_width].map(|x| x.to_string()));
+        row.extend([o.best_overhead_mean, o.best_overhead_half_width].map(csv_number));
         for n in &names {
             match o.formulas.iter().find(|f| f.name == *n) {
                 Some(f) => {
-                    row.extend([f.interval_s, f.regret, f.regret_ci_low, f.regret_ci_high].map(|x| x.to_string()));
+                    row.extend([f.interval_s, f.regret, f.regret_ci_low, f.regret_ci_high].map(csv_number));
                     row.push(f.verdict().word().to_string());
                 }
                 None => row.extend(std::iter::repeat_n(String::new(), 5)),
@@ -1718,5 +1735,38 @@ mod tests {
         assert_eq!(signed5(0.00015), "+0.00015");
         assert_eq!(signed5(-0.0003), "-0.00030");
         assert_eq!(signed5(0.0), "+0.00000");
+    }
+
+    /// CSV numbers are short and exact: exponent notation outside [1e-5, 1e16), where plain
+    /// notation spelled 1e200 with 201 digits, plain inside it; every text reads back as the
+    /// same f64, and the notation switches where serde_json's does.
+    #[test]
+    fn csv_numbers_are_short_and_read_back_exactly() {
+        use super::csv_number;
+        let cases = [
+            (5.0, "5"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (0.0, "0"),
+            (1e-5, "0.00001"),
+            (9.999e-6, "9.999e-6"),
+            (1.3e-6, "1.3e-6"),
+            (-9.271e-6, "-9.271e-6"),
+            (1e15, "1000000000000000"),
+            (1e16, "1e16"),
+            (1e200, "1e200"),
+            (1e-300, "1e-300"),
+            (f64::MIN_POSITIVE / 4.0, "5.562684646268003e-309"),
+            (f64::INFINITY, "inf"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(csv_number(x), text, "{x:e}");
+            assert_eq!(text.parse::<f64>().unwrap(), x, "{text} reads back");
+            let json = serde_json::to_string(&x).unwrap();
+            if x.is_finite() {
+                assert_eq!(json.contains('e'), text.contains('e'), "{text} against JSON {json}");
+            }
+        }
+        assert!(csv_number(0.1 + 0.2).parse::<f64>().unwrap() == 0.1 + 0.2);
     }
 }

@@ -8,7 +8,7 @@ use anyhow::Context;
 use super::{Format, FormulasArgs, duration_arg, fixed6, header_seconds, usage};
 use crate::analytic::multilevel::{self, Rates};
 use crate::engine::{Job, TwoLevel};
-use crate::report;
+use crate::report::{self, csv_number};
 use crate::scenario;
 
 /// One (n, interval) pair of the two-level table and what the closed forms say of it.
@@ -161,13 +161,13 @@ pub(super) fn cmd(
                 "job_overhead",
             ])?;
             for r in &rows {
-                let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+                let opt = |x: Option<f64>| x.map_or(String::new(), csv_number);
                 w.write_record([
                     r.name.to_string(),
                     r.every.to_string(),
-                    r.interval_s.to_string(),
-                    r.overhead.to_string(),
-                    (1.0 / (1.0 + r.overhead)).to_string(),
+                    csv_number(r.interval_s),
+                    csv_number(r.overhead),
+                    csv_number(1.0 / (1.0 + r.overhead)),
                     opt(r.wall_mean_s),
                     opt(r.job_overhead),
                 ])?;

@@ -70,6 +70,7 @@ use statrs::function::gamma::{gamma, ln_gamma};
 
 use crate::error::{Error, Origin};
 use crate::failure::Law;
+use crate::report::csv_number;
 use crate::scenario::{parse_duration_s, shorten};
 
 /// The magic bytes that open an xz stream.
@@ -534,7 +535,7 @@ pub fn to_simple_csv(sys: &SystemLog) -> String {
     let mut w = csv::Writer::from_writer(vec![]);
     w.write_record(["time_s", "node", "cause"]).expect("writing to memory");
     for e in &sys.events {
-        w.write_record([e.time_s.to_string(), e.node.to_string(), e.cause.clone().unwrap_or_default()])
+        w.write_record([csv_number(e.time_s), e.node.to_string(), e.cause.clone().unwrap_or_default()])
             .expect("writing to memory");
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("UTF-8 in, UTF-8 out")
@@ -1247,19 +1248,19 @@ pub fn stats_csv(stats: &[SystemStats]) -> String {
             opt(s.nodes, |n| n.to_string()),
             s.failures.to_string(),
             s.nodes_failed.to_string(),
-            s.span_s.to_string(),
+            csv_number(s.span_s),
             // As in the table: one failure has no MTBF.
-            if s.failures >= 2 { s.mtbf_s.to_string() } else { String::new() },
+            if s.failures >= 2 { csv_number(s.mtbf_s) } else { String::new() },
             s.zero_gaps.to_string(),
-            opt(s.weibull, |f| f.shape.to_string()),
-            opt(s.weibull, |f| f.shape_se.to_string()),
-            opt(s.weibull, |f| f.scale_s.to_string()),
-            opt(s.weibull, |f| f.scale_se_s.to_string()),
-            opt(s.weibull, |f| f.mean_s.to_string()),
-            opt(s.weibull, |f| f.log_likelihood.to_string()),
+            opt(s.weibull, |f| csv_number(f.shape)),
+            opt(s.weibull, |f| csv_number(f.shape_se)),
+            opt(s.weibull, |f| csv_number(f.scale_s)),
+            opt(s.weibull, |f| csv_number(f.scale_se_s)),
+            opt(s.weibull, |f| csv_number(f.mean_s)),
+            opt(s.weibull, |f| csv_number(f.log_likelihood)),
         ];
         for b in &s.bursts {
-            row.push(b.share.to_string());
+            row.push(csv_number(b.share));
             row.push(b.bursts.to_string());
         }
         w.write_record(&row).expect("writing to memory");

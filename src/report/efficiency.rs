@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{SweptAs, plot};
+use super::{SweptAs, csv_cell, plot};
 use crate::efficiency::{EfficiencyPoint, EfficiencyScenario, PointResult, StudyResult};
 use crate::efficiency::{cadence_name, last_segment_name, storage_name};
 use crate::error::{Error, Result};
@@ -135,13 +135,13 @@ impl<'a> EfficiencyReport<'a> {
             for (k, v) in self.fields(p, r, SweptAs::Written) {
                 match v {
                     Value::Object(o) => {
-                        flat.extend(o.into_iter().map(|(sub, x)| (format!("{k}_{sub}"), cell(&x))));
+                        flat.extend(o.into_iter().map(|(sub, x)| (format!("{k}_{sub}"), csv_cell(&x))));
                     }
                     Value::Array(a) => {
-                        let texts: Vec<String> = a.iter().map(cell).collect();
+                        let texts: Vec<String> = a.iter().map(csv_cell).collect();
                         flat.push((k, texts.join(" | ")));
                     }
-                    other => flat.push((k, cell(&other))),
+                    other => flat.push((k, csv_cell(&other))),
                 }
             }
             if i == 0 {
@@ -387,15 +387,6 @@ fn with_x(key: &str, p: &EfficiencyPoint, x: f64) -> EfficiencyPoint {
         _ => {}
     }
     q
-}
-
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), |f| f.to_string()),
-        other => other.to_string(),
-    }
 }
 
 /// 331640 → "331,640".

@@ -638,3 +638,27 @@ fn markdown_durations_read_as_the_table_does() {
     assert_eq!(cells[4], tcells[4], "interval: {row} / {trow}");
     assert!(trow.contains(cells[9]), "wall p50: {row} / {trow}");
 }
+
+/// A CSV number is the JSON's number, text for text: an overhead of 7.5e-6 reads `7.45…e-6`
+/// in both (the CSV spelled it `0.00000745…`), and every cell reads back as the same double.
+#[test]
+fn csv_numbers_match_the_json_text() {
+    let args = ["formulas", "--checkpoint", "1ms", "--mtbf", "10000h", "--format"];
+    let csv = ckptsim(&[&args[..], &["csv"]].concat());
+    let json = ckptsim(&[&args[..], &["json"]].concat());
+    assert!(csv.status.success() && json.status.success(), "{}", String::from_utf8_lossy(&csv.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let json_rows = json["intervals"].as_array().unwrap();
+    let mut reader = csv::Reader::from_reader(&csv.stdout[..]);
+    let header = reader.headers().unwrap().clone();
+    let mut exponents = 0;
+    for (record, expected) in reader.records().zip(json_rows) {
+        for (key, cell) in header.iter().zip(record.unwrap().iter()) {
+            let Some(x) = expected[key].as_f64() else { continue };
+            assert_eq!(cell.parse::<f64>().unwrap(), x, "{key}: {cell}");
+            assert_eq!(cell, serde_json::to_string(&x).unwrap().trim_end_matches(".0"), "{key}");
+            exponents += usize::from(cell.contains("e-"));
+        }
+    }
+    assert_eq!(exponents, json_rows.len(), "one tiny overhead per formula row");
+}
