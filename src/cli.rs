@@ -576,13 +576,16 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         );
         bar.set_prefix(sc.name.clone());
         let points = sc.points.len() as u64;
-        let result = match stop {
+        // The saved progress of a finished run goes only once its results are written: a kill
+        // between the two then leaves the progress (and --resume writes the results again), never
+        // neither.
+        let (result, finished_partial) = match stop {
             Stop::Precision(_) => {
                 let r = pool.install(|| {
                     runner::run(sc, stop, seed, &|target| bar.set_length(target * points), &|n| bar.inc(n * points))
                 });
                 bar.finish_and_clear();
-                r.with_context(|| format!("running {}", sc.path.display()))?
+                (r.with_context(|| format!("running {}", sc.path.display()))?, None)
             }
             Stop::Replications(total) => {
                 let partial_path = args.out.join(partial::file_name(sc, sharded));
@@ -665,11 +668,13 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     }
                     continue;
                 }
+                // Saved progress says the run is whole before the results are written: a kill
+                // in between leaves a complete partial, which --resume ends without a replication
+                // and a fresh run may replace.
                 if partial_path.exists() {
-                    std::fs::remove_file(&partial_path)
-                        .map_err(|source| Error::Io { path: partial_path.clone(), source })?;
+                    save(&progress)?;
                 }
-                runner::RunResult { replications: total, seed, summaries: progress.summaries }
+                (runner::RunResult { replications: total, seed, summaries: progress.summaries }, Some(partial_path))
             }
         };
         // A blank line between two scenarios' Markdown: without it the next heading would
@@ -678,6 +683,9 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             writeln!(stdout).context("writing to stdout")?;
         }
         write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
+        if let Some(path) = finished_partial.filter(|p| p.exists()) {
+            std::fs::remove_file(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        }
         // A signal while the results were written (plots can take a while) waited for the
         // files to be whole; it still ends the command before the next scenario.
         if interrupted.load(Ordering::Relaxed) {

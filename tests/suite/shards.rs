@@ -272,7 +272,14 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
             finished_early = true;
             break;
         }
-        assert!(!dir.join("young-daly.csv").exists(), "kill {k}: a result before the run completes");
+        // Results before the run completes only where the kill came after they were written,
+        // before the saved progress was removed: that progress is then the whole run.
+        if dir.join("young-daly.csv").exists() {
+            assert!(
+                partial.exists() && saved_done(&partial).to_string() == reps,
+                "kill {k}: a result before the run completes"
+            );
+        }
         if partial.exists() {
             // Never corrupt: it always parses as a partial summary.
             let o = ckptsim(&["merge", partial.to_str().unwrap(), "--out", tmp.path().join("probe").to_str().unwrap()]);
@@ -598,4 +605,34 @@ fn the_scenario_hash_separates_the_text_and_each_set() {
     assert_ne!(hash("x", &["a", "b"]), hash("x", &["ab"]));
     assert_ne!(hash("x", &["a"]), hash("xa", &[]));
     assert_ne!(hash("x", &[""]), hash("x", &[]));
+}
+
+/// The saved progress of a finished run goes only after its results are written: it was
+/// removed first, and a run that failed (or was killed) between the two lost every
+/// replication. Here showing the results fails (stdout is Linux's /dev/full, exit 1) after the
+/// files are written: the progress stays, complete, and `--resume` writes the same results
+/// again from it, without running a replication, and removes it.
+#[test]
+fn finished_progress_outlives_a_failed_ending() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    let args = ["run", "scenarios/young-daly.toml", "--reps", "2000", "--save-every", "0.01", "--out"];
+    let args: Vec<&str> = [&args[..], &[dir.to_str().unwrap(), "--format", "csv"]].concat();
+    let o = bin().args(&args).current_dir(env!("CARGO_MANIFEST_DIR")).stdout(full).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let partial = dir.join("young-daly.partial.json");
+    assert!(partial.exists(), "the saved progress went before the run ended");
+    assert_eq!(saved_done(&partial), 2000);
+    let written = outputs(&dir);
+    std::fs::remove_file(dir.join("young-daly.csv")).unwrap();
+    let o = bin().args(&args).arg("--resume").current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("resuming young-daly from 2000 of 2000 replications"), "{err}");
+    assert_eq!(outputs(&dir), written);
+    assert!(!partial.exists(), "the partial file is removed once the results are written");
 }
