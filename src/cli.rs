@@ -720,7 +720,8 @@ fn write_outputs(
     plot: bool,
 ) -> anyhow::Result<()> {
     let (csv_path, json_path) = report::output_paths(out, sc);
-    if let Some(w) = report::never_struck_warning(sc, result) {
+    for w in [report::never_struck_warning(sc, result), report::few_failures_warning(sc, result)].into_iter().flatten()
+    {
         eprintln!("warning: {}: {w}", sc.path.display());
     }
     let rep = report::Report::new(sc, result);

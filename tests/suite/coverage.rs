@@ -161,3 +161,125 @@ fn run_warns_of_points_no_failure_struck() {
     );
     assert!(!run(&["--set", "failures.mtbf=2 h"]).contains("struck by a failure"));
 }
+
+/// Two levels with system events so rare that a short run sees a handful at most: each one
+/// rolls back to the last level-2 checkpoint (up to 8 chunks) and restarts in 15 min, so
+/// the runs that happen to miss them have an overhead, and an interval, that leave out a
+/// real share of the cost.
+const RARE_SYSTEM: &str = r#"
+[run]
+seed = 11
+[topology]
+racks = 1
+nodes_per_rack = 1
+[job]
+work = "2e5 s"
+checkpoint = "20 s"
+restart = "2 min"
+[job.level2]
+checkpoint = "10 min"
+restart = "15 min"
+every = 8
+[failures]
+mtbf = "3 h"
+[failures.system]
+mtbf = "30 d"
+[policy]
+interval = "10 min"
+"#;
+
+/// Replications of [`RARE_SYSTEM`] that see a handful of system events (about 2.4 expected
+/// over 30).
+const FEW_REPS: u64 = 30;
+/// Replications that see many (about 80 expected).
+const MANY_REPS: u64 = 1000;
+
+/// `few_failures` names the cause whose failures are too few to trust the interval, with
+/// the count seen and the count expected at its rate; with enough replications it names
+/// none, and the count seen then agrees with the count expected (a Poisson count: within 4
+/// of its standard deviations), which checks the expectation it reports.
+#[test]
+fn few_failures_of_a_cause_are_named_with_their_expected_count() {
+    let sc = inline(RARE_SYSTEM);
+    let few = ckptsim::report::few_failures(&sc, &simulate(&sc, FEW_REPS, 1));
+    assert_eq!(few.len(), 1, "{few:?}");
+    let f = &few[0];
+    assert_eq!((f.point, f.cause, f.replications), (0, Some("system"), FEW_REPS));
+    assert!(f.seen < ckptsim::report::FEW_FAILURES, "{f:?}");
+
+    let r = simulate(&sc, MANY_REPS, 1);
+    assert_eq!(ckptsim::report::few_failures(&sc, &r), vec![]);
+    assert_eq!(ckptsim::report::few_failures_warning(&sc, &r), None);
+    let s = &r.summaries[0];
+    let system = s.causes.iter().find(|c| c.cause.name() == "system").expect("split by cause");
+    let wall_s = s.wall_s.estimate().mean * MANY_REPS as f64;
+    let expected = wall_s / (30.0 * 86_400.0);
+    assert!(
+        (system.failures as f64 - expected).abs() < Z_MAX * expected.sqrt(),
+        "{} system failures against about {expected}",
+        system.failures
+    );
+    // The expectation reported at the short run is the same rate times its wall time.
+    let short = simulate(&sc, FEW_REPS, 1);
+    let short_wall_s = short.summaries[0].wall_s.estimate().mean * FEW_REPS as f64;
+    assert!((f.expected - short_wall_s / (30.0 * 86_400.0)).abs() <= 1e-9 * f.expected, "{f:?}");
+}
+
+/// Without a split by cause the warning counts all failures, and with a cause that was
+/// expected but never seen it says so.
+#[test]
+fn few_failures_without_causes_and_unseen_causes_are_warned_of() {
+    // A job MTBF of 100 h over 2e5 s of work: about 0.56 failures a replication, so 5
+    // replications see a handful.
+    let sc = inline(&RARE.replace("500 h", "100 h").replace("1 h", "2e5 s"));
+    let r = simulate(&sc, 5, 2);
+    let few = ckptsim::report::few_failures(&sc, &r);
+    assert!(matches!(few.as_slice(), [f] if f.cause.is_none() && f.seen > 0), "{few:?}");
+    let w = ckptsim::report::few_failures_warning(&sc, &r).expect("warned");
+    assert!(
+        w.starts_with(&format!("failures struck {} time", few[0].seen)) && w.contains("in all 5 replications"),
+        "{w}"
+    );
+    assert_eq!(ckptsim::report::few_failures(&sc, &simulate(&sc, 200, 2)), vec![]);
+
+    // Seed 8 of RARE_SYSTEM's 30 replications sees no system event against about 2.8
+    // expected, and its interval misses the exact value: the cause is named with none seen.
+    let sc = inline(RARE_SYSTEM);
+    let r = simulate(&sc, FEW_REPS, 8);
+    let few = ckptsim::report::few_failures(&sc, &r);
+    assert!(
+        matches!(few.as_slice(), [f] if f.cause == Some("system") && f.seen == 0 && f.expected >= 1.0),
+        "{few:?}: pick another seed"
+    );
+    let w = ckptsim::report::few_failures_warning(&sc, &r).expect("warned");
+    assert!(w.starts_with("system failures struck none of the 30 replications (about 2.8 expected)"), "{w}");
+    // 20 expected at 2.8 per 30 replications: 30·20/2.8 ≈ 214, shown to two figures.
+    assert!(w.ends_with("about 220 replications (--reps) would expect 20 of each"), "{w}");
+    let e = r.summaries[0].overhead.estimate();
+    let (_, exact) = ckptsim::report::model_overhead(&sc.points[0]).expect("Poisson: exact");
+    assert!(e.mean + e.half_width < exact, "the premise: the interval {e:?} misses {exact}");
+}
+
+/// `run` prints the warning on stderr, one entry for the points of a sweep that saw as few.
+#[test]
+fn run_warns_of_few_failures_of_a_cause() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("rare-system.toml");
+    let sweep = "[sweep]\n\"policy.interval\" = [\"10 min\", \"12 min\"]\n";
+    std::fs::write(&file, format!("name = \"rare-system\"\n{RARE_SYSTEM}\n{sweep}")).unwrap();
+    let out = tmp.path().join("out");
+    let run = |reps: &str| {
+        let args = ["run", file.to_str().unwrap(), "--reps", reps, "--seed", "8", "--out", out.to_str().unwrap()];
+        let o = super::ckptsim(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let stderr = run("30");
+    assert!(
+        stderr.contains("warning: ")
+            && stderr.contains("points 0 and 1: system failures struck none of the 30 replications")
+            && stderr.contains("replications (--reps) would expect 20 of each"),
+        "{stderr}"
+    );
+    assert!(!run("1000").contains("failures struck"));
+}
