@@ -13,7 +13,7 @@ use crate::analytic;
 use crate::engine::{Exposure, OnFailure};
 use crate::error::{Error, Result};
 use crate::failure::{FailureModel, Start};
-use crate::runner::RunResult;
+use crate::runner::{self, FewFailures, RunResult};
 use crate::scenario::{Baseline, Point, Scenario, SweepAxis};
 use crate::stats::Summary;
 
@@ -131,68 +131,11 @@ pub fn never_struck_warning(scenario: &Scenario, result: &RunResult) -> Option<S
     ))
 }
 
-/// A cause struck fewer than this many times over all of a point's replications makes
-/// [`few_failures_warning`] warn: the point's 95% interval rests on a handful of events.
-pub const FEW_FAILURES: u64 = 10;
-
-/// A cause that struck nowhere is warned about where at least this many of its failures
-/// were expected over the replications: seeing none then has a chance of at most e⁻¹.
-pub const UNSEEN_EXPECTED: f64 = 1.0;
-
-/// One cause of one point that [`few_failures_warning`] names.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FewFailures {
-    /// The point's index.
-    pub point: usize,
-    /// The cause's name ([`crate::failure::Cause::name`]); `None` where the run's failures
-    /// come from one cause and are not split.
-    pub cause: Option<&'static str>,
-    /// The cause's failures that struck the job, over all the point's replications.
-    pub seen: u64,
-    /// About how many were expected: the cause's equilibrium rate
-    /// ([`crate::failure::Failures::expected_cause_rates_per_s`], 1/s) times the replications'
-    /// total wall time (s), failures during downtime and unexposed phases included (so a
-    /// little high).
-    pub expected: f64,
-    /// The point's replications.
-    pub replications: u64,
-}
-
 /// The causes of the points of `result` whose failures are too few to trust the points'
-/// 95% intervals: struck 1 to [`FEW_FAILURES`] − 1 times over all replications, or never
-/// where about [`UNSEEN_EXPECTED`] or more were expected. A mean over replications of which a
-/// handful carry a rare, costly event (a level-2 rollback, a power domain) is far from normal,
-/// and the sample's spread leaves out what the events that did not happen to strike would
-/// cost: the interval may miss the true mean by far more than its width. Points struck by no
-/// failure at all are [`never_struck_warning`]'s.
+/// 95% intervals ([`runner::few_failures_at`], point by point).
 pub fn few_failures(scenario: &Scenario, result: &RunResult) -> Vec<FewFailures> {
-    let mut found = vec![];
-    for (point, s) in scenario.points.iter().zip(&result.summaries) {
-        if crate::runner::never_struck(s) || s.overhead.count() == 0 {
-            continue;
-        }
-        let replications = s.overhead.count();
-        let wall_s = s.wall_s.estimate().mean * replications as f64;
-        let rates = point.failures.expected_cause_rates_per_s();
-        let counts: Vec<(Option<&'static str>, u64, f64)> = if s.causes.is_empty() {
-            vec![(None, s.totals.failures, wall_s / point.failures.mtbf_s())]
-        } else {
-            s.causes.iter().map(|c| (Some(c.cause.name()), c.failures, rates[c.cause.index()] * wall_s)).collect()
-        };
-        for (cause, seen, expected) in counts {
-            let few = (1..FEW_FAILURES).contains(&seen) || (seen == 0 && expected >= UNSEEN_EXPECTED);
-            if few {
-                found.push(FewFailures { point: point.index, cause, seen, expected, replications });
-            }
-        }
-    }
-    found
+    scenario.points.iter().zip(&result.summaries).flat_map(|(point, s)| runner::few_failures_at(point, s)).collect()
 }
-
-/// The failures of each cause that [`few_failures_warning`]'s advised replications expect:
-/// twice [`FEW_FAILURES`], so that fewer than [`FEW_FAILURES`] then strike with a chance
-/// of about 0.5% (a Poisson count of mean 20 is at most 9 with probability 0.005).
-pub const FEW_FAILURES_AIM: f64 = 2.0 * FEW_FAILURES as f64;
 
 /// The most entries [`few_failures_warning`] shows (an entry is a cause, seen as often at
 /// one or more points).
@@ -201,8 +144,8 @@ const FEW_FAILURES_SHOWN: usize = 6;
 const FEW_FAILURES_POINTS: usize = 8;
 
 /// The warning (without its `warning: ` prefix) for the causes of [`few_failures`], with
-/// about how many replications would expect [`FEW_FAILURES_AIM`] of each; `None` where
-/// there are none.
+/// about how many replications would expect [`runner::FEW_FAILURES_AIM`] of each
+/// ([`runner::aimed_replications`]; at least twice those run); `None` where there are none.
 pub fn few_failures_warning(scenario: &Scenario, result: &RunResult) -> Option<String> {
     let few = few_failures(scenario, result);
     if few.is_empty() {
@@ -213,7 +156,12 @@ pub fn few_failures_warning(scenario: &Scenario, result: &RunResult) -> Option<S
     // often as few at many of them: one entry lists them all.
     let mut groups: Vec<(Vec<usize>, String)> = vec![];
     for f in &few {
-        let what = f.cause.map_or("failures".to_string(), |c| format!("{c} failures"));
+        let what = match f.cause {
+            None => "failures".to_string(),
+            // "nodes failures" reads wrong; the other causes' names are singular.
+            Some("nodes") => "node failures".to_string(),
+            Some(c) => format!("{c} failures"),
+        };
         let expected = crate::forecast::about(f.expected);
         let text = match f.seen {
             0 => format!("{what} struck none of the {} replications (about {expected} expected)", f.replications),
@@ -249,24 +197,18 @@ pub fn few_failures_warning(scenario: &Scenario, result: &RunResult) -> Option<S
         0 => String::new(),
         k => format!(" and {k} more"),
     };
-    // Replications that would expect FEW_FAILURES_AIM of each at the rate expected, or where
-    // none is known (a cause with no rate), at the rate seen. A count that fell short of an
-    // expectation already above the aim was bad luck, and more replications are the cure
-    // all the same: never fewer than twice those run.
-    let needed = few
-        .iter()
-        .map(|f| {
-            let per_replication = if f.expected > 0.0 { f.expected } else { f.seen as f64 } / f.replications as f64;
-            (FEW_FAILURES_AIM / per_replication).max(2.0 * f.replications as f64)
-        })
-        .fold(0.0, f64::max);
+    // A count that fell short of an expectation already above the aim was bad luck, and more
+    // replications are the cure all the same: never fewer than twice those run.
+    let needed = few.iter().map(|f| runner::aimed_replications(f).max(2.0 * f.replications as f64)).fold(0.0, f64::max);
     Some(format!(
-        "{}{more}: a 95% interval that rests on fewer than {FEW_FAILURES} failures of a cause is not to be trusted \
+        "{}{more}: a 95% interval that rests on fewer than {} failures of a cause is not to be trusted \
          (the mean is far from normal, and the sample's spread leaves out what the failures that did not happen to \
          strike would cost), so the overhead, its interval and z there may be far off; about {} replications \
-         (--reps) would expect {FEW_FAILURES_AIM} of each",
+         (--reps) would expect {} of each",
         shown.join("; "),
-        crate::forecast::about(needed.ceil())
+        runner::FEW_FAILURES,
+        crate::forecast::about(needed.ceil()),
+        runner::FEW_FAILURES_AIM
     ))
 }
 

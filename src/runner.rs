@@ -45,6 +45,80 @@ pub fn never_struck(s: &Summary) -> bool {
     s.overhead.count() > 0 && s.totals.failures == 0
 }
 
+/// A cause struck fewer than this many times over all of a point's replications makes the
+/// point's 95% interval untrustworthy ([`few_failures_at`]): `run` warns, and adaptive runs
+/// go on.
+pub const FEW_FAILURES: u64 = 10;
+
+/// A cause counts as too few ([`few_failures_at`]) only where at least this many of its
+/// failures were expected over the replications (at its rate: seeing none then has a chance
+/// of at most e⁻¹). Where fewer were expected, a count that is low is as low as the rate says
+/// (or its replications were struck more often than expected, which widens the interval), and
+/// an interval's trouble is then the rule of three's ([`RULE_OF_THREE`]): asking for
+/// [`FEW_FAILURES_AIM`] there would multiply a run's length by up to 1/expected.
+pub const FEW_EXPECTED: f64 = 1.0;
+
+/// The failures of a cause that [`aimed_replications`] expect: twice [`FEW_FAILURES`], so
+/// that fewer than [`FEW_FAILURES`] then strike with a chance of about 0.5% (a Poisson count
+/// of mean 20 is at most 9 with probability 0.005).
+pub const FEW_FAILURES_AIM: f64 = 2.0 * FEW_FAILURES as f64;
+
+/// One cause of one point whose failures are too few ([`few_failures_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FewFailures {
+    /// The point's index.
+    pub point: usize,
+    /// The cause's name ([`crate::failure::Cause::name`]); `None` where the run's failures
+    /// come from one cause and are not split.
+    pub cause: Option<&'static str>,
+    /// The cause's failures that struck the job, over all the point's replications.
+    pub seen: u64,
+    /// About how many were expected: the cause's equilibrium rate
+    /// ([`crate::failure::Failures::expected_cause_rates_per_s`], 1/s) times the replications'
+    /// total wall time (s), failures during downtime and unexposed phases included (so a
+    /// little high).
+    pub expected: f64,
+    /// The point's replications.
+    pub replications: u64,
+}
+
+/// The causes of `point` (summarised in `s`) whose failures are too few to trust its 95%
+/// interval: struck fewer than [`FEW_FAILURES`] times over all replications where
+/// [`FEW_EXPECTED`] or more were expected, or where no rate is known (a rate of 0), 1 to
+/// [`FEW_FAILURES`] − 1 times. A mean over replications of which a
+/// handful carry a rare, costly event (a level-2 rollback, a power domain) is far from normal,
+/// and the sample's spread leaves out what the events that did not happen to strike would
+/// cost: the interval may miss the true mean by far more than its width. A point struck by no
+/// failure at all is [`never_struck`]'s (the rule of three), not this.
+pub fn few_failures_at(point: &Point, s: &Summary) -> Vec<FewFailures> {
+    let replications = s.overhead.count();
+    if never_struck(s) || replications == 0 {
+        return vec![];
+    }
+    let wall_s = s.wall_s.estimate().mean * replications as f64;
+    let rates = point.failures.expected_cause_rates_per_s();
+    let counts: Vec<(Option<&'static str>, u64, f64)> = if s.causes.is_empty() {
+        vec![(None, s.totals.failures, wall_s / point.failures.mtbf_s())]
+    } else {
+        s.causes.iter().map(|c| (Some(c.cause.name()), c.failures, rates[c.cause.index()] * wall_s)).collect()
+    };
+    counts
+        .into_iter()
+        .filter(|&(_, seen, expected)| {
+            let known = expected > 0.0;
+            seen < FEW_FAILURES && (expected >= FEW_EXPECTED || (!known && seen > 0))
+        })
+        .map(|(cause, seen, expected)| FewFailures { point: point.index, cause, seen, expected, replications })
+        .collect()
+}
+
+/// About how many replications expect [`FEW_FAILURES_AIM`] failures of `f`'s cause: at the
+/// rate expected, or where none is known (a cause with no rate), at the rate seen.
+pub fn aimed_replications(f: &FewFailures) -> f64 {
+    let per_replication = if f.expected > 0.0 { f.expected } else { f.seen as f64 } / f.replications as f64;
+    FEW_FAILURES_AIM / per_replication
+}
+
 /// The most replications in one parallel work item. Fewer when a range is short, so that
 /// every thread gets work; summaries are made per rayon piece, not per item, so small items
 /// cost little.
@@ -591,8 +665,11 @@ pub fn run_resumable(
 }
 
 /// Runs `scenario` under `stop` from `seed`. With [`Stop::Precision`], rounds of
-/// replications are added until every point's 95% half-width is at most the target; round
-/// sizes depend only on the summaries so far, so the result is still seed-deterministic.
+/// replications are added until every point's 95% half-width is at most the target
+/// ([`needed_replications`]) and no point has too few failures of a cause to trust it
+/// ([`few_failures_replications`]), or the count reaches [`MAX_ADAPTIVE_REPLICATIONS`];
+/// round sizes depend only on the summaries so far, so the result is still
+/// seed-deterministic.
 /// `on_target` is told the current target count whenever it changes.
 pub fn run(
     scenario: &Scenario,
@@ -628,7 +705,13 @@ pub fn run(
                     let reachable = spread / (max as f64).sqrt();
                     return Err(Error::PrecisionUnreachable { precision: h, point, needed, max, reachable });
                 }
-                let needed = summaries.iter().map(|s| needed_replications(s, h)).max().unwrap_or(0);
+                let needed = scenario
+                    .points
+                    .iter()
+                    .zip(&summaries)
+                    .map(|(point, s)| needed_replications(s, h).max(few_failures_replications(point, s)))
+                    .max()
+                    .unwrap_or(0);
                 if needed <= done || done >= MAX_ADAPTIVE_REPLICATIONS {
                     return Ok(RunResult { replications: done, seed, summaries });
                 }
@@ -650,6 +733,20 @@ pub fn needed_replications(s: &Summary, h: f64) -> u64 {
     } else {
         needed
     }
+}
+
+/// Replications that `point`'s causes need before its interval can be trusted, given its
+/// sample `s` so far: 0 where none has too few failures ([`few_failures_at`]), else the most
+/// of their [`aimed_replications`], and always more than the sample's (a count that fell
+/// short of an expectation already at the aim was bad luck, which more replications cure);
+/// at most [`MAX_ADAPTIVE_REPLICATIONS`].
+pub fn few_failures_replications(point: &Point, s: &Summary) -> u64 {
+    few_failures_at(point, s)
+        .iter()
+        .map(|f| (aimed_replications(f).ceil().min(MAX_ADAPTIVE_REPLICATIONS as f64) as u64).max(f.replications + 1))
+        .max()
+        .unwrap_or(0)
+        .min(MAX_ADAPTIVE_REPLICATIONS)
 }
 
 /// [`needed_replications`] without the cap, as a float (it may be astronomically large),
