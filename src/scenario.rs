@@ -1356,6 +1356,25 @@ impl Sweep {
                 }
             }
         }
+        // A swept key's value in the file is replaced at every point, so no point checks it:
+        // check it at point 0 with that one value put back. An error of its own key is the
+        // file's (a negative checkpoint left beside a sweep of good ones is a typo all the
+        // same); one of another key is the combination's, which no point runs.
+        for axis in &self.axes {
+            let Some(value) = get_path(&self.table, &axis.key) else { continue };
+            let (combo, mut t) = self.point(0);
+            set_path(&mut t, &axis.key, value.clone()).expect("the table holds the key");
+            if let Err(f) = resolve(0, &combo, &t)?
+                && f.key == axis.key
+            {
+                let origin = spans.origin(&axis.key.split('.').collect::<Vec<_>>());
+                let message = format!(
+                    "{} (this is the file's value, which [sweep] replaces at every point; it is checked all the same)",
+                    f.message
+                );
+                return Err(scenario_error(origin, &f.key, &message));
+            }
+        }
         Ok(points)
     }
 
@@ -1724,7 +1743,21 @@ pub(crate) fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
         });
     }
     let value = value.trim();
-    let parsed = toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v"));
+    let table = toml::from_str::<toml::Table>(&format!("v = {value}")).ok();
+    // `"1 h"` and a newline, then `[job]` and more lines, reads as a table of more keys than
+    // `v`: those would be dropped without a word.
+    if let Some(extra) = table.as_ref().and_then(|t| t.keys().find(|k| *k != "v")) {
+        return Err(Error::Scenario {
+            origin,
+            key: Some(key.to_string()),
+            message: format!(
+                "the value holds more than one TOML value (`{}` follows on another line): accepted is one value, \
+                 and one --set per key",
+                shorten(extra)
+            ),
+        });
+    }
+    let parsed = table.and_then(|mut t| t.remove("v"));
     let parsed = match parsed {
         // A key that only takes text keeps what was typed (`--set name=2024`), unless quoted.
         Some(v) if TEXT_KEYS.contains(&key) && !v.is_str() => None,
@@ -1750,6 +1783,16 @@ pub(crate) fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -
     }
     t.insert(last.to_string(), value);
     Ok(())
+}
+
+/// The value at the dotted `key` of `table`, if it holds one.
+fn get_path<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
+    let (parents, last) = key.rsplit_once('.').map_or((None, key), |(p, l)| (Some(p), l));
+    let mut t = table;
+    for p in parents.into_iter().flat_map(|p| p.split('.')) {
+        t = t.get(p)?.as_table()?;
+    }
+    t.get(last)
 }
 
 pub(crate) fn display_value(v: &toml::Value) -> String {
@@ -2042,8 +2085,24 @@ pub(crate) fn check_name(name: &str) -> std::result::Result<(), FieldError> {
             ),
         ));
     }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(field(
+            "name",
+            format!(
+                "{:?} is {} bytes long: accepted is a name of at most {MAX_NAME_BYTES} bytes (file systems allow 255 \
+                 in a file name, and the output files add suffixes such as .shard-I-of-N.json)",
+                shorten(name),
+                name.len()
+            ),
+        ));
+    }
     Ok(())
 }
+
+/// The longest `name` (bytes, UTF-8) that [`check_name`] accepts: the 255 bytes that Linux,
+/// macOS and Windows allow in a file name, less room for the longest suffix an output file
+/// adds (`.shard-I-of-N.json` with two 20-digit numbers is 56 bytes), and some to spare.
+pub const MAX_NAME_BYTES: usize = 180;
 
 /// The law of `spec` with mean `mean_s` (s); the empirical list is rescaled to that mean
 /// when one is given.

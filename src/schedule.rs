@@ -117,14 +117,18 @@ fn column_of(name: &str) -> Option<Column> {
 
 /// Reads a schedule from the CSV file `path` (format in the [module docs](self)).
 ///
-/// Errors: [`Error::Io`] when the file cannot be read; [`Error::Scenario`] (exit code 2),
+/// Errors, all [`Error::Scenario`] (exit code 2): a file that cannot be read, naming it; and,
 /// naming the file, the 1-based line, the column (as written in the header) and the accepted
 /// range, for a malformed row, zero nodes, a negative or non-finite duration, a zero
 /// requested duration, a non-zero duration below [`MIN_DURATION_S`], a duration whose usage
 /// N·T overflows, an unknown, repeated or missing required column, and an empty schedule.
 pub fn read_schedule(path: &Path) -> Result<Schedule, Error> {
-    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
-        .map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    // Unreadable input is bad input (exit 2), as for scenarios and failure logs.
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES).map_err(|e| Error::Scenario {
+        origin: Origin::File { path: path.to_path_buf(), line: None, column: None },
+        key: None,
+        message: format!("cannot read the schedule: {e}"),
+    })?;
     parse_schedule(&bytes, path)
 }
 

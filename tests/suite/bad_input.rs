@@ -186,6 +186,29 @@ fn sweep_with_a_bare_number() {
     );
 }
 
+/// A swept key's own value in the file is replaced at every point, but it is checked all the
+/// same (a typo beside a sweep is still a typo), at its line in the file; a good one beside
+/// the sweep is fine.
+#[test]
+fn a_swept_keys_value_in_the_file_is_checked() {
+    let sweep = "\n[sweep]\n\"policy.factor\" = [1, 2]\n\"job.checkpoint\" = [\"20 s\", \"2 min\"]\n";
+    rejects(
+        &format!("{}{sweep}", with("factor = 1.0", "factor = -1")),
+        &[],
+        &["bad.toml:16:10", "key `policy.factor`", "finite number > 0", "which [sweep] replaces at every point"],
+    );
+    rejects(
+        &format!("{}{sweep}", with("checkpoint = \"2 min\"", "checkpoint = \"-5 s\"")),
+        &[],
+        &["bad.toml:7:14", "key `job.checkpoint`", "duration ≥ 0"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, format!("{GOOD}{sweep}")).unwrap();
+    let o = ckptsim(&["run", file.to_str().unwrap(), "--reps", "2", "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// Of two `--set` of one key the last is in force, and it is the one blamed.
 #[test]
 fn the_last_set_of_a_key_is_blamed() {
@@ -350,6 +373,26 @@ fn set_with_a_bad_value() {
     rejects(GOOD, &["--set", "job.checkpoint=-5 s"], &["--set 'job.checkpoint=-5 s'", "job.checkpoint", "≥ 0"]);
     rejects(GOOD, &["--set", "job.checkpoint=300"], &["--set job.checkpoint=300", "unit"]);
     rejects(GOOD, &["--set", "policy.factor=0"], &["--set policy.factor=0", "policy.factor", "> 0"]);
+}
+
+/// A `--set` value that holds more than one TOML value (a newline, then more keys) is
+/// refused: the lines after the first were dropped without a word.
+#[test]
+fn set_with_more_than_one_value() {
+    for (set, extra) in
+        [("failures.mtbf=\"1 h\"\n[job]\nwork = \"-5 s\"", "`job`"), ("job.work=\"1 h\"\nbogus = 1", "`bogus`")]
+    {
+        let key = set.split('=').next().unwrap();
+        rejects(GOOD, &["--set", set], &[&format!("key `{key}`"), "more than one TOML value", extra]);
+    }
+    // A multi-line string is one value.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, GOOD).unwrap();
+    let set = "description=\"\"\"two\nlines\"\"\"";
+    let o =
+        ckptsim(&["run", file.to_str().unwrap(), "--reps", "2", "--set", set, "--out", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
@@ -670,6 +713,31 @@ fn names_that_leave_the_output_folder() {
         rejects(&text, &[], &["bad.toml:1:8", "key `name`", "non-empty file name"]);
     }
     rejects(GOOD, &["--set", "name=../../x"], &["--set name=../../x", "key `name`", "without `/`"]);
+}
+
+/// A name too long for a file name (with the suffixes the outputs add) is refused before any
+/// file is written, not by the file system after the run (exit 1, no key).
+#[test]
+fn a_name_too_long_for_a_file_name() {
+    use ckptsim::scenario::MAX_NAME_BYTES;
+    let long = "b".repeat(MAX_NAME_BYTES + 1);
+    rejects(
+        &format!("name = \"{long}\"\n{GOOD}"),
+        &[],
+        &["bad.toml:1:8", "key `name`", "181 bytes long", "at most 180"],
+    );
+    rejects(GOOD, &["--set", &format!("name={}", "é".repeat(91))], &["key `name`", "182 bytes long"]);
+    // The longest accepted name writes every output, the shard's included.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("good.toml");
+    fs::write(&file, format!("name = \"{}\"\n{GOOD}", "b".repeat(MAX_NAME_BYTES))).unwrap();
+    let shard = "18446744073709551614/18446744073709551615";
+    for extra in [&[][..], &["--shard", shard][..]] {
+        let mut args = vec!["run", file.to_str().unwrap(), "--reps", "2", "--out", tmp.path().to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = ckptsim(&args);
+        assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
 }
 
 #[test]

@@ -336,6 +336,23 @@ fn missing_files() {
     assert!(stderr.contains("no such schedule file") && stderr.contains("no/such/schedule.csv"), "{stderr}");
 }
 
+/// A schedule that cannot be read is bad input (exit 2) naming the file, as a scenario or a
+/// failure log is, not a runtime error (it was exit 1). The tests run as any user, so the
+/// unreadable file is one over the input limit (a sparse file: no disk used).
+#[test]
+fn an_unreadable_schedule_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = tmp.path().join("huge.csv");
+    fs::File::create(&big).unwrap().set_len(ckptsim::input::MAX_INPUT_BYTES + 1).unwrap();
+    let e = ckptsim::schedule::read_schedule(&big).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    assert!(e.to_string().contains("huge.csv") && e.to_string().contains("cannot read the schedule"), "{e}");
+    let o = ckptsim(&["efficiency", big.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("huge.csv") && !tmp.path().join("out").exists(), "{stderr}");
+}
+
 #[test]
 fn unknown_keys() {
     rejects(

@@ -592,9 +592,9 @@ fn bad_schedules_are_rejected_with_line_and_column() {
     rejects(h, 1, None, &["no jobs"]);
     rejects("# only a comment\n", 1, None, &["empty", "header"]);
     rejects("", 1, None, &["empty"]);
-    // A missing file is an I/O error naming the resolved path.
+    // A missing file is bad input naming the resolved path.
     let err = read_schedule(Path::new("/nonexistent/jobs.csv")).unwrap_err();
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit_code(), 2);
     assert!(err.to_string().contains("/nonexistent/jobs.csv"));
 }
 
