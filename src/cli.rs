@@ -670,10 +670,9 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 }
                 // Saved progress says the run is whole before the results are written: a kill
                 // in between leaves a complete partial, which --resume ends without a replication
-                // and a fresh run may replace.
-                if partial_path.exists() {
-                    save(&progress)?;
-                }
+                // and a fresh run may replace. Saved even where the run ended before its first
+                // save: a kill while the results are written then loses nothing either.
+                save(&progress)?;
                 (runner::RunResult { replications: total, seed, summaries: progress.summaries }, Some(partial_path))
             }
         };
@@ -684,6 +683,10 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         }
         write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
         if let Some(path) = finished_partial.filter(|p| p.exists()) {
+            // The results' renames reach the disk before the progress's removal may: after a
+            // power loss the folder holds one or the other. Not every system syncs a folder
+            // (Windows cannot open one), and where it cannot the order is the OS's.
+            let _ = std::fs::File::open(&args.out).and_then(|d| d.sync_all());
             std::fs::remove_file(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
         }
         // A signal while the results were written (plots can take a while) waited for the

@@ -725,6 +725,32 @@ impl Failures {
         rates
     }
 
+    /// Whether each cause's failures (indexed by [`Cause::index`]) arrive at their
+    /// equilibrium rate ([`Self::expected_cause_rates_per_s`]) from time 0, so that the rate
+    /// times a window's length is the count expected in it: where the law is exponential, or
+    /// the renewal process starts stationary ([`Start::Stationary`]). A fresh start with
+    /// memory does not (infant mortality strikes more often early, wear-out far less), nor
+    /// does a replayed log; burst children follow their parents.
+    pub fn stationary_causes(&self) -> [bool; Cause::COUNT] {
+        let steady = |law: &Law, start: Start| law.is_exponential() || start == Start::Stationary;
+        let mut steady_causes = [false; Cause::COUNT];
+        steady_causes[Cause::Nodes.index()] = match &self.base {
+            FailureModel::Poisson { .. } => true,
+            FailureModel::JobRenewal { law, start } => steady(law, *start),
+            FailureModel::Platform { start, .. } => self.base.is_poisson() || *start == Start::Stationary,
+            FailureModel::Trace(_) => false,
+        };
+        for d in &self.domains {
+            steady_causes[Cause::of(FailureScope::Domain(d.level)).index()] = steady(&d.law, d.start);
+        }
+        if let Some(r) = &self.random {
+            steady_causes[Cause::Random.index()] = steady(&r.law, r.start);
+        }
+        let parents_steady = self.causes().iter().filter(|c| **c != Cause::Burst).all(|c| steady_causes[c.index()]);
+        steady_causes[Cause::Burst.index()] = parents_steady;
+        steady_causes
+    }
+
     /// The causes the job's failures come from, in [`Cause`] order: its nodes, each domain
     /// level, the k-of-N events, and burst children where bursts branch. A level whose domains
     /// hold none of the job's nodes in some placement is listed all the same (random

@@ -26,8 +26,9 @@ use crate::scenario::{Point, Scenario};
 use crate::stats::Moments;
 
 /// The most formulas compared with the best interval (Young, Daly, Daly eq. 37, the exact
-/// optimum, and Young at the cluster rate under bursts): steps of the progress plan.
-const MAX_FORMULAS: usize = 5;
+/// optimum, the best chunking of the finite work, and Young at the cluster rate under
+/// bursts): steps of the progress plan.
+const MAX_FORMULAS: usize = 6;
 
 /// Candidates of the first scan, log-spaced over [Young/`SCAN_SPAN`, Young·`SCAN_SPAN`].
 const SCAN_POINTS: usize = 25;

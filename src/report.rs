@@ -162,11 +162,11 @@ pub fn few_failures_warning(scenario: &Scenario, result: &RunResult) -> Option<S
             Some("nodes") => "node failures".to_string(),
             Some(c) => format!("{c} failures"),
         };
-        let expected = crate::forecast::about(f.expected);
+        let expected = f.expected.map_or(String::new(), |e| format!(" (about {} expected)", crate::forecast::about(e)));
         let text = match f.seen {
-            0 => format!("{what} struck none of the {} replications (about {expected} expected)", f.replications),
+            0 => format!("{what} struck none of the {} replications{expected}", f.replications),
             k => format!(
-                "{what} struck {k} time{} in all {} replications (about {expected} expected)",
+                "{what} struck {k} time{} in all {} replications{expected}",
                 if k == 1 { "" } else { "s" },
                 f.replications
             ),
@@ -1663,7 +1663,8 @@ fn chunk_range_cell(o: &crate::optimize::Optimum, unit: (&str, f64)) -> String {
 pub fn optimum_csv(o: &crate::optimize::Optimum) -> String {
     let mut out = String::from("interval_s,overhead_mean,overhead_ci_low,overhead_ci_high\n");
     for (t, h, w) in &o.curve {
-        out.push_str(&format!("{t},{h},{},{}\n", h - w, h + w));
+        let cells = [*t, *h, h - w, h + w].map(csv_number);
+        out.push_str(&format!("{}\n", cells.join(",")));
     }
     out
 }

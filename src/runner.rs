@@ -60,7 +60,8 @@ pub const FEW_EXPECTED: f64 = 1.0;
 
 /// The failures of a cause that [`aimed_replications`] expect: twice [`FEW_FAILURES`], so
 /// that fewer than [`FEW_FAILURES`] then strike with a chance of about 0.5% (a Poisson count
-/// of mean 20 is at most 9 with probability 0.005).
+/// of mean 20 is at most 9 with probability 0.005; that is for a Poisson cause, and a
+/// clustered one, burst children, varies more).
 pub const FEW_FAILURES_AIM: f64 = 2.0 * FEW_FAILURES as f64;
 
 /// One cause of one point whose failures are too few ([`few_failures_at`]).
@@ -73,50 +74,78 @@ pub struct FewFailures {
     pub cause: Option<&'static str>,
     /// The cause's failures that struck the job, over all the point's replications.
     pub seen: u64,
-    /// About how many were expected: the cause's equilibrium rate
-    /// ([`crate::failure::Failures::expected_cause_rates_per_s`], 1/s) times the replications'
-    /// total wall time (s), failures during downtime and unexposed phases included (so a
-    /// little high).
-    pub expected: f64,
+    /// About how many were expected ([`expected_failures`]); `None` where the cause's
+    /// failures do not come at a steady rate
+    /// ([`crate::failure::Failures::stationary_causes`]: a fresh start with memory).
+    pub expected: Option<f64>,
     /// The point's replications.
     pub replications: u64,
 }
 
+/// The failures of a cause of rate `rate_per_s` (1/s) expected over the replications
+/// summarised in `s`: the rate times the time in which a failure could strike the job, the
+/// wall time less the downtime after each failure, less the restarts where they cannot fail
+/// (`failures_during_restart = false`) and the completed writes where those cannot (at the
+/// level-1 cost each: for two levels a lower bound on the writes' time). Failures in those
+/// spans are ignored by the engine, so they would not be seen.
+pub fn expected_failures(point: &Point, s: &Summary, rate_per_s: f64) -> f64 {
+    let t = &s.totals;
+    let job = &point.job;
+    let wall_s = s.wall_s.estimate().mean * s.overhead.count() as f64;
+    let downtime_s = job.downtime_s * t.failures as f64;
+    let mut exposed_s = wall_s - downtime_s;
+    if job.restart_exposure == engine::Exposure::CannotFail {
+        exposed_s -= (s.recovery_s.value() - downtime_s).max(0.0);
+    }
+    if job.checkpoint_exposure == engine::Exposure::CannotFail {
+        exposed_s -= t.checkpoints as f64 * job.checkpoint_s;
+    }
+    rate_per_s * exposed_s.max(0.0)
+}
+
 /// The causes of `point` (summarised in `s`) whose failures are too few to trust its 95%
 /// interval: struck fewer than [`FEW_FAILURES`] times over all replications where
-/// [`FEW_EXPECTED`] or more were expected, or where no rate is known (a rate of 0), 1 to
-/// [`FEW_FAILURES`] − 1 times. A mean over replications of which a
-/// handful carry a rare, costly event (a level-2 rollback, a power domain) is far from normal,
-/// and the sample's spread leaves out what the events that did not happen to strike would
-/// cost: the interval may miss the true mean by far more than its width. A point struck by no
-/// failure at all is [`never_struck`]'s (the rule of three), not this.
+/// [`FEW_EXPECTED`] or more were expected, or, where the cause has no steady rate to expect
+/// from, 1 to [`FEW_FAILURES`] − 1 times. A mean over replications of which a handful carry
+/// a rare, costly event (a level-2 rollback, a power domain) is far from normal, and the
+/// sample's spread leaves out what the events that did not happen to strike would cost: the
+/// interval may miss the true mean by far more than its width. A point struck by no failure
+/// at all is [`never_struck`]'s (the rule of three), not this. A replayed log is left out:
+/// its replications replay the same few logged events, so more of them tell nothing new.
 pub fn few_failures_at(point: &Point, s: &Summary) -> Vec<FewFailures> {
     let replications = s.overhead.count();
-    if never_struck(s) || replications == 0 {
+    if never_struck(s) || replications == 0 || matches!(point.failures.base, crate::failure::FailureModel::Trace(_)) {
         return vec![];
     }
-    let wall_s = s.wall_s.estimate().mean * replications as f64;
     let rates = point.failures.expected_cause_rates_per_s();
-    let counts: Vec<(Option<&'static str>, u64, f64)> = if s.causes.is_empty() {
-        vec![(None, s.totals.failures, wall_s / point.failures.mtbf_s())]
+    let steady = point.failures.stationary_causes();
+    let expected = |cause: crate::failure::Cause, rate_per_s: f64| {
+        steady[cause.index()].then(|| expected_failures(point, s, rate_per_s))
+    };
+    let counts: Vec<(Option<&'static str>, u64, Option<f64>)> = if s.causes.is_empty() {
+        let cause = point.failures.causes().first().copied().unwrap_or(crate::failure::Cause::Nodes);
+        vec![(None, s.totals.failures, expected(cause, 1.0 / point.failures.mtbf_s()))]
     } else {
-        s.causes.iter().map(|c| (Some(c.cause.name()), c.failures, rates[c.cause.index()] * wall_s)).collect()
+        s.causes.iter().map(|c| (Some(c.cause.name()), c.failures, expected(c.cause, rates[c.cause.index()]))).collect()
     };
     counts
         .into_iter()
         .filter(|&(_, seen, expected)| {
-            let known = expected > 0.0;
-            seen < FEW_FAILURES && (expected >= FEW_EXPECTED || (!known && seen > 0))
+            seen < FEW_FAILURES
+                && match expected {
+                    Some(e) => e >= FEW_EXPECTED,
+                    None => seen > 0,
+                }
         })
         .map(|(cause, seen, expected)| FewFailures { point: point.index, cause, seen, expected, replications })
         .collect()
 }
 
 /// About how many replications expect [`FEW_FAILURES_AIM`] failures of `f`'s cause: at the
-/// rate expected, or where none is known (a cause with no rate), at the rate seen.
+/// rate expected, or where none is known, at the rate seen.
 pub fn aimed_replications(f: &FewFailures) -> f64 {
-    let per_replication = if f.expected > 0.0 { f.expected } else { f.seen as f64 } / f.replications as f64;
-    FEW_FAILURES_AIM / per_replication
+    let per_run = f.expected.filter(|e| *e > 0.0).unwrap_or(f.seen as f64);
+    FEW_FAILURES_AIM / (per_run / f.replications as f64)
 }
 
 /// The most replications in one parallel work item. Fewer when a range is short, so that

@@ -2099,7 +2099,7 @@ pub(crate) fn check_name(name: &str) -> std::result::Result<(), FieldError> {
     Ok(())
 }
 
-/// The longest `name` (bytes, UTF-8) that [`check_name`] accepts: the 255 bytes that Linux,
+/// The longest `name` (bytes, UTF-8) that a scenario accepts: the 255 bytes that Linux,
 /// macOS and Windows allow in a file name, less room for the longest suffix an output file
 /// adds (`.shard-I-of-N.json` with two 20-digit numbers is 56 bytes), and some to spare.
 pub const MAX_NAME_BYTES: usize = 180;

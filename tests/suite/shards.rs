@@ -272,6 +272,12 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
             finished_early = true;
             break;
         }
+        // Killed after the results were written and the progress removed, before the exit:
+        // the run is finished (the outputs are compared with the whole run's below).
+        if dir.join("young-daly.csv").exists() && !partial.exists() {
+            finished_early = true;
+            break;
+        }
         // Results before the run completes only where the kill came after they were written,
         // before the saved progress was removed: that progress is then the whole run.
         if dir.join("young-daly.csv").exists() {
