@@ -294,7 +294,7 @@ pub struct FormulasArgs {
     #[arg(long, requires = "nodes", allow_hyphen_values = true)]
     pub node_mtbf: Option<String>,
     /// The nodes the job runs on, with --node-mtbf (an integer ≥ 1).
-    #[arg(long, requires = "node_mtbf")]
+    #[arg(long, requires = "node_mtbf", allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer ≥ 1"))]
     pub nodes: Option<u64>,
     /// Restart cost R: reading the last checkpoint back and rejoining.
     #[arg(long, default_value = "0 s", allow_hyphen_values = true)]
@@ -332,7 +332,7 @@ pub struct FormulasArgs {
     pub level2_restart: Option<String>,
     /// With --level2-checkpoint: also evaluate n = EVERY checkpoints per level-2 one (an
     /// integer ≥ 1); the table always has the best n and the first order's.
-    #[arg(long, requires = "level2_checkpoint")]
+    #[arg(long, requires = "level2_checkpoint", allow_negative_numbers = true, value_parser = number_arg::<u64>("an integer from 1 to 1000000"))]
     pub every: Option<u64>,
 }
 
@@ -1157,8 +1157,19 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
     let value: f64 = number.trim().parse().map_err(|_| format!("\"{text}\": `{}` is not a number", number.trim()))?;
     let rate_per_s = value / per_s;
     // Checked in seconds too: "1e308/ms" overflows, "5e-324/s" gives an infinite MTBF.
-    if !(value > 0.0 && value.is_finite() && rate_per_s.is_finite() && (1.0 / rate_per_s).is_finite()) {
-        return Err(format!("\"{text}\": accepted is a finite rate > 0 whose inverse (the MTBF) is finite"));
+    // The MTBF 1/λ must be a normal number, as for --mtbf: 1e308/s gave M = 1e-308 s and
+    // infinite overheads.
+    let mtbf_s = 1.0 / rate_per_s;
+    if !(value > 0.0
+        && value.is_finite()
+        && rate_per_s.is_finite()
+        && mtbf_s.is_finite()
+        && mtbf_s >= f64::MIN_POSITIVE)
+    {
+        return Err(format!(
+            "\"{text}\": accepted is a finite rate > 0 whose inverse (the MTBF) is finite and at least 2.2e-308 s \
+             (the smallest normal floating-point number)"
+        ));
     }
     Ok(rate_per_s)
 }

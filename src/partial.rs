@@ -159,6 +159,32 @@ pub fn read(path: &Path) -> Result<Partial> {
         };
         return Err(bad(path, format!("partial format {fv}: this build reads version {FORMAT_VERSION}")));
     }
+    // An edited-in key would be ignored without a word, as an unknown scenario key is not.
+    let known = |at: Option<&Value>, prefix: &str, keys: &[&str]| -> Result<()> {
+        let Some(map) = at.and_then(Value::as_object) else { return Ok(()) };
+        match map.keys().find(|k| !keys.contains(&k.as_str())) {
+            Some(k) => Err(bad(
+                path,
+                format!("unknown key `{prefix}{k}` in the partial summary: accepted are {}", keys.join(", ")),
+            )),
+            None => Ok(()),
+        }
+    };
+    let top = [
+        "format",
+        "format_version",
+        "version",
+        "scenario",
+        "seed",
+        "replications",
+        "shard",
+        "done",
+        "complete",
+        "points",
+    ];
+    known(Some(&v), "", &top)?;
+    known(v.get("scenario"), "scenario.", &["name", "path", "text", "sets", "hash"])?;
+    known(v.get("shard"), "shard.", &["index", "count"])?;
     let field = |k: &str| v.get(k).ok_or_else(|| bad(path, format!("the partial summary lacks `{k}`")));
     let version = field("version")?.as_str().unwrap_or_default().to_string();
     let sc = field("scenario")?;
@@ -217,8 +243,27 @@ pub fn read(path: &Path) -> Result<Partial> {
         .collect::<Result<Vec<_>>>()?;
     let done = num("done")?;
     let replications = num("replications")?;
-    if shard.index >= shard.count || done > shard.len(replications) {
-        return Err(bad(path, "inconsistent shard or progress"));
+    if shard.index >= shard.count {
+        return Err(bad(
+            path,
+            format!(
+                "shard.index {} is out of range: accepted is 0 to {} (shard.count is {})",
+                shard.index,
+                shard.count - 1,
+                shard.count
+            ),
+        ));
+    }
+    if done > shard.len(replications) {
+        return Err(bad(
+            path,
+            format!(
+                "done = {done} is out of range: accepted is 0 to {}, the replications of shard {} of {} out of {replications}",
+                shard.len(replications),
+                shard.index,
+                shard.count
+            ),
+        ));
     }
     // Counts the run could not have produced would otherwise pass into merged totals.
     let max_failures = crate::engine::Limits::default().max_failures;

@@ -538,6 +538,12 @@ fn resolve_level2(raw: &RawLevel2) -> std::result::Result<(crate::engine::TwoLev
         Some(names) => {
             let mut set = [false; crate::failure::Cause::COUNT];
             for c in names {
+                if set[c.index()] {
+                    return Err(field(
+                        "job.level2.causes",
+                        format!("`{}` is listed twice: accepted is a list of distinct causes", c.name()),
+                    ));
+                }
                 set[c.index()] = true;
             }
             set
@@ -2338,6 +2344,16 @@ fn resolve_trace(
         if present {
             return Err(field(&format!("failures.{k}"), "a replayed [failures.trace] takes no law: remove this key"));
         }
+    }
+    if t.file.trim().is_empty() {
+        return Err(field(
+            "failures.trace.file",
+            format!(
+                "the path is empty{}: accepted is the path of a failure log, for example file = \"failures.csv\" \
+                 (relative to the scenario file's folder)",
+                if t.file.is_empty() { "" } else { " (only spaces)" }
+            ),
+        ));
     }
     let written = Path::new(&t.file);
     let path = if written.is_absolute() || context.trace_file_from_set {

@@ -209,6 +209,20 @@ fn a_swept_keys_value_in_the_file_is_checked() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// A cause listed twice in `job.level2.causes`, and an empty failure-log path (it resolved
+/// to the scenario's folder: "Is a directory"), are named.
+#[test]
+fn repeated_causes_and_an_empty_log_path() {
+    let two = "[topology]\nracks = 1\nnodes_per_rack = 1\n[failures.system]\nmtbf = \"30 d\"\n\
+               [job.level2]\ncheckpoint = \"10 min\"\nrestart = \"15 min\"\nevery = 4\n";
+    let text = format!("{GOOD}{two}causes = [\"system\", \"system\"]\n");
+    rejects(&text, &[], &["bad.toml:26:10", "key `job.level2.causes`", "`system` is listed twice"]);
+    let trace =
+        GOOD.replace("[failures]\nlaw = \"exponential\"\nmtbf = \"3.1 h\"\n", "[failures.trace]\nfile = \"\"\n");
+    assert_ne!(trace, GOOD);
+    rejects(&trace, &[], &["bad.toml:11:8", "key `failures.trace.file`", "the path is empty"]);
+}
+
 /// Of two `--set` of one key the last is in force, and it is the one blamed.
 #[test]
 fn the_last_set_of_a_key_is_blamed() {

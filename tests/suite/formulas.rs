@@ -66,6 +66,30 @@ fn formulas_table_and_bad_values() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// `formulas`' integer flags say what they accept for any bad value (a negative one was
+/// taken for an unknown flag, text and overflow gave Rust's parse errors), and a rate whose
+/// MTBF is below the smallest normal number is refused as such an MTBF is.
+#[test]
+fn integer_flags_and_extreme_rates_say_what_is_accepted() {
+    let level2 = ["--level2-checkpoint", "10min", "--level2-mtbf", "12h"];
+    for bad in ["-1", "x", "1.5", "99999999999999999999"] {
+        let o = ckptsim(&["formulas", "--checkpoint", "5min", "--node-mtbf", "5y", "--nodes", bad]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("'{bad}' for '--nodes")) && err.contains("an integer ≥ 1"), "{err}");
+        let o =
+            ckptsim(&[&["formulas", "--checkpoint", "5min", "--mtbf", "1h"][..], &level2, &["--every", bad]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("--every") && err.contains("an integer from 1 to 1000000"), "{err}");
+    }
+    let o = ckptsim(&["formulas", "--checkpoint", "5min", "--rate", "1e308/s"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--rate") && err.contains("at least 2.2e-308 s"), "{err}");
+    assert!(ckptsim(&["formulas", "--checkpoint", "5min", "--rate", "1e300/s"]).status.success());
+}
+
 /// The table's header shows durations people can read at any magnitude: seconds to the
 /// microsecond without float noise, scientific notation where three decimals would hide the
 /// value or show sixteen digits.

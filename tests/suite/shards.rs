@@ -596,9 +596,16 @@ fn merge_refuses_other_sizes_splits_unfinished_and_impossible_shards() {
     refuse(&unfinished, "unfinished");
     // Shard 2 of 2 does not exist (its one replication would be index 2 of 3).
     let beyond = edited(&two[1..], &tmp.path().join("beyond"), &|d| d["shard"]["index"] = 2.into());
-    refuse(&[two[0].clone(), two[1].clone(), beyond[0].clone()], "inconsistent shard");
+    refuse(&[two[0].clone(), two[1].clone(), beyond[0].clone()], "shard.index 2 is out of range: accepted is 0 to 1");
     let none = edited(&two[..1], &tmp.path().join("none"), &|d| d["shard"]["count"] = 0.into());
     refuse(&[none[0].clone(), two[1].clone()], "shard.count: accepted is an integer ≥ 1");
+    let more = edited(&two[..1], &tmp.path().join("more"), &|d| d["done"] = 1_000_000.into());
+    refuse(&[more[0].clone(), two[1].clone()], "done = 1000000 is out of range: accepted is 0 to 2");
+    // An edited-in key would be ignored: it is named, at the top and inside.
+    let extra = edited(&two[..1], &tmp.path().join("extra"), &|d| d["bogus"] = 1.into());
+    refuse(&[extra[0].clone(), two[1].clone()], "unknown key `bogus` in the partial summary");
+    let extra = edited(&two[..1], &tmp.path().join("extra2"), &|d| d["shard"]["extra"] = 0.into());
+    refuse(&[extra[0].clone(), two[1].clone()], "unknown key `shard.extra`");
 }
 
 /// The scenario hash, a run's identity in partial files, tells apart every scenario text and
