@@ -148,13 +148,28 @@ fn bare(n: &str, what: &str, unit: &str, fallback: &str) -> String {
 }
 
 /// A size as written: a string with a unit, read as bytes, and the text (trimmed) for messages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Bytes(f64, String);
 
 /// A bandwidth as written: a string "size/time", read as bytes per second, and the text
 /// (trimmed) for messages.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Bandwidth(f64, String);
+
+// Two sizes (bandwidths) are the same value however they are written ("200 GB" and
+// "200000 MB"): the sweep's check for repeated values compares the `Debug` form of what a
+// value reads as, so the text is left out of it.
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_tuple("Bytes").field(&self.0).finish()
+    }
+}
+
+impl std::fmt::Debug for Bandwidth {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_tuple("Bandwidth").field(&self.0).finish()
+    }
+}
 
 /// A plain number (integer or float); strings are rejected with a clear message.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -344,8 +344,9 @@ pub fn finite_work_optimal_interval_s(job: &Job, two: &TwoLevel, rates: Rates, a
 
 /// The most level-1 checkpoints per level-2 one that [`optimal_every`] tries: as many as
 /// `job.level2.every` accepts (`scenario::MAX_EVERY`). A pattern costs O(1) whatever n
-/// (alike chunks are composed at once), so the scan costs about 190 pattern evaluations per count with the
-/// exact interval: a best count of 10⁵ takes a few seconds.
+/// (alike chunks are composed at once), and past [`OPTIMAL_EVERY_LINEAR`] the search
+/// brackets the best count instead of trying each: a best count of 10⁵ takes a few hundred
+/// evaluations.
 pub const MAX_OPTIMAL_EVERY: u64 = 1_000_000;
 /// [`optimal_every`] tries n up to this many times the first-order n* ([`first_order_every`]),
 /// and at least [`MIN_OPTIMAL_EVERY_SCAN`].
@@ -354,6 +355,11 @@ const OPTIMAL_EVERY_SPAN: f64 = 4.0;
 const OPTIMAL_EVERY_PAST: u64 = 8;
 /// The fewest counts [`optimal_every`] tries, unless it stops early.
 const MIN_OPTIMAL_EVERY_SCAN: u64 = 64;
+/// [`optimal_every`] tries every count up to this one; beyond, it doubles n until the
+/// overhead rises, then narrows the bracket by thirds (the overhead is unimodal in n).
+pub const OPTIMAL_EVERY_LINEAR: u64 = 4096;
+/// The bracket's width at which [`optimal_every`] tries every count left in it.
+pub const OPTIMAL_EVERY_BRACKET: u64 = 16;
 
 /// The last count [`optimal_every`] would try: 4 n* rounded up, at least 64, at most
 /// [`MAX_OPTIMAL_EVERY`] (that where n* is not finite).
@@ -366,9 +372,12 @@ pub fn optimal_every_last(job: &Job, two: &TwoLevel, rates: Rates) -> u64 {
 /// The count n ≥ 1 of checkpoints per level-2 one that minimises the exact overhead of an
 /// endless run of patterns ([`pattern_overhead`]) at the chunk interval `interval_s(two at
 /// n)` (s; `None` counts as no value): with [`optimal_interval_s`], the best (n, interval)
-/// pair (MODELS.md §4). Tried from n = 1 up to [`optimal_every_last`], stopping once n is
-/// past twice the best so far plus 8 with the overhead above the best (it is unimodal in n:
-/// a falling write cost plus a rising rollback cost). `None` where λ₂ = 0 (longer patterns
+/// pair (MODELS.md §4). The overhead is unimodal in n (a falling write cost plus a rising
+/// rollback cost): every count is tried from n = 1, stopping once n is past twice the best
+/// so far plus 8 with the overhead above the best; where that has not happened by
+/// [`OPTIMAL_EVERY_LINEAR`], n doubles until the overhead rises (or [`optimal_every_last`]
+/// is reached), and the bracket around the best is narrowed by thirds to
+/// [`OPTIMAL_EVERY_BRACKET`] counts, each then tried. `None` where λ₂ = 0 (longer patterns
 /// always cost less), or the best is the last count tried, or no count has a value.
 pub fn optimal_every(
     job: &Job,
@@ -380,17 +389,60 @@ pub fn optimal_every(
         return None;
     }
     let last = optimal_every_last(job, two, rates);
-    let (mut best, mut best_overhead) = (None, f64::INFINITY);
-    for n in 1..=last {
+    let mut overhead = |n: u64| {
         let at = TwoLevel { every: n, ..two.clone() };
-        let overhead = interval_s(&at).and_then(|t| pattern_overhead(job, &at, t, rates)).unwrap_or(f64::NAN);
-        if overhead < best_overhead {
-            (best, best_overhead) = (Some(n), overhead);
+        interval_s(&at).and_then(|t| pattern_overhead(job, &at, t, rates)).unwrap_or(f64::NAN)
+    };
+    let (mut best, mut best_overhead) = (None, f64::INFINITY);
+    let linear_end = last.min(OPTIMAL_EVERY_LINEAR);
+    for n in 1..=linear_end {
+        let h = overhead(n);
+        if h < best_overhead {
+            (best, best_overhead) = (Some(n), h);
         } else if best.is_some_and(|b| n >= 2 * b + OPTIMAL_EVERY_PAST) {
-            break;
+            return best.filter(|&b| b < last);
         }
     }
-    best.filter(|&b| b < last)
+    let Some(mut b) = best.filter(|_| linear_end < last) else {
+        return best.filter(|&b| b < last);
+    };
+    // Doubling: `low` is the count tried before the best, `high` the first beyond it that is
+    // worse; the best lies between them.
+    let (mut low, mut n) = (b, linear_end);
+    let mut high = loop {
+        if n == last {
+            // The last count is the best so far: where the one before it is worse, the
+            // overhead is still falling there, and may fall further beyond.
+            if overhead(last - 1) > best_overhead {
+                return None;
+            }
+            break last;
+        }
+        n = (2 * n).min(last);
+        let h = overhead(n);
+        if h < best_overhead {
+            (low, b, best_overhead) = (b, n, h);
+        } else {
+            break n;
+        }
+    };
+    while high - low > OPTIMAL_EVERY_BRACKET {
+        let third = (high - low) / 3;
+        let (m1, m2) = (low + third, high - third);
+        if overhead(m1) <= overhead(m2) {
+            high = m2;
+        } else {
+            low = m1;
+        }
+    }
+    let (mut best, mut best_overhead) = (b, best_overhead);
+    for n in low..=high {
+        let h = overhead(n);
+        if h < best_overhead || (h == best_overhead && n < best) {
+            (best, best_overhead) = (n, h);
+        }
+    }
+    Some(best).filter(|&b| b < last)
 }
 
 #[cfg(test)]

@@ -353,6 +353,23 @@ fn an_unreadable_schedule_is_bad_input() {
     assert!(stderr.contains("huge.csv") && !tmp.path().join("out").exists(), "{stderr}");
 }
 
+/// A sweep value that repeats another written in other units is the same point twice,
+/// refused as `run` refuses "2 min" beside "120 s" (sizes and bandwidths kept their text in
+/// the comparison).
+#[test]
+fn sweep_repeats_in_other_units_are_refused() {
+    for (key, values, shown) in [
+        ("machine.bandwidth", "[\"6 TB/s\", \"6000 GB/s\"]", "value #2 (6000 GB/s) is the same as value #1 (6 TB/s)"),
+        (
+            "machine.checkpoint_bytes",
+            "[\"200 GB\", \"200000 MB\"]",
+            "value #2 (200000 MB) is the same as value #1 (200 GB)",
+        ),
+    ] {
+        rejects(&format!("{GOOD}\n[sweep]\n\"{key}\" = {values}\n"), &[], &["bad.toml:25:", key, shown]);
+    }
+}
+
 #[test]
 fn unknown_keys() {
     rejects(

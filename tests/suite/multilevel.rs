@@ -716,6 +716,59 @@ fn two_level_end_job_and_table_details() {
     assert!(table.contains("level 2: every n-th checkpoint (n per point) (C₂"), "{table}");
 }
 
+/// Past [`multilevel::OPTIMAL_EVERY_LINEAR`] counts the search brackets the best count
+/// instead of trying each: on 40 seeded random parameter sets whose best count is between
+/// about 2,000 and 100,000 (10,000 at the exact interval) it finds the same overhead as trying every count to the scan's
+/// end (the same count, or one tied with it to rounding), at fixed intervals and at the
+/// exact optimal interval; and a best count beyond the last tried is still refused.
+#[test]
+fn the_bracketed_count_search_is_the_exhaustive_one() {
+    /// Relative difference allowed between the two minima: ties to rounding.
+    const TIE_RTOL: f64 = 1e-12;
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(44);
+    let mut bracketed = 0;
+    for case in 0..40 {
+        let mut j = job(Exposure::CanFail, Exposure::CanFail, 0.0);
+        j.checkpoint_s = rng.random_range(0.5..5.0);
+        let two =
+            TwoLevel { every: 1, checkpoint_s: rng.random_range(600.0..7200.0), restart_s: 900.0, level2: [false; 7] };
+        let level1_per_s = 1.0 / rng.random_range(3600.0..86_400.0);
+        let exact = case % 8 == 0;
+        // The exact interval costs an inversion per count: its exhaustive scans stay shorter.
+        let n_target: f64 = 10f64.powf(if exact { rng.random_range(3.3..4.0) } else { rng.random_range(3.3..5.0) });
+        // n* = √(λ₁(C₂ − C₁)/(λ₂C₁)) at the target.
+        let level2_per_s = level1_per_s * (two.checkpoint_s - j.checkpoint_s) / (j.checkpoint_s * n_target * n_target);
+        let rates = Rates { level1_per_s, level2_per_s };
+        let fixed_s = rng.random_range(0.2..2.0) * (2.0 * j.checkpoint_s / level1_per_s).sqrt();
+        let interval = |t: &TwoLevel| if exact { multilevel::optimal_interval_s(&j, t, rates) } else { Some(fixed_s) };
+        let value = |n: u64| {
+            let at = TwoLevel { every: n, ..two.clone() };
+            interval(&at).and_then(|t| multilevel::pattern_overhead(&j, &at, t, rates)).unwrap_or(f64::NAN)
+        };
+        let last = multilevel::optimal_every_last(&j, &two, rates);
+        let (mut brute, mut brute_h) = (0, f64::INFINITY);
+        for n in 1..=last {
+            let h = value(n);
+            if h < brute_h {
+                (brute, brute_h) = (n, h);
+            }
+        }
+        let found = multilevel::optimal_every(&j, &two, rates, interval);
+        if brute == last {
+            assert_eq!(found, None, "case {case}: the best is the last count tried");
+            continue;
+        }
+        let found = found.unwrap_or_else(|| panic!("case {case}: no count, the exhaustive best is {brute}"));
+        let h = value(found);
+        assert!(
+            (h - brute_h).abs() <= TIE_RTOL * brute_h,
+            "case {case}: n = {found} ({h}) against n = {brute} ({brute_h})"
+        );
+        bracketed += (brute > multilevel::OPTIMAL_EVERY_LINEAR) as u32;
+    }
+    assert!(bracketed >= 20, "only {bracketed} cases had a best count past the linear scan");
+}
+
 /// Patterns of thousands of chunks: a pattern's closed form costs O(1) whatever n (alike
 /// chunks composed at once), so `every = "optimal"` with the exact interval reaches counts
 /// of 10⁴ (it was capped at 4096 tries, O(n²) in all). The best pair beats its neighbours
