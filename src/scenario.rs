@@ -1917,16 +1917,27 @@ fn resolve_point(
         // 0 or subnormal: the job's failure rate overflowed (a mean of 1e-320 s), and the
         // interval rules gave 0 s, blamed on the interval.
         let key = if base_mtbf_s >= f64::MIN_POSITIVE {
-            "failures"
+            // The base is fine: blame the correlated cause of the highest rate (a domain's or
+            // the random events' mean, or the bursts' branching), at its key.
+            let rates = failures.expected_cause_rates_per_s();
+            let worst = crate::failure::Cause::ALL
+                .into_iter()
+                .filter(|c| *c != crate::failure::Cause::Nodes)
+                .max_by(|a, b| rates[a.index()].total_cmp(&rates[b.index()]));
+            match worst {
+                Some(crate::failure::Cause::Burst) => "failures.burst.branching".to_string(),
+                Some(c) => format!("failures.{}.mtbf", c.name()),
+                None => "failures".to_string(),
+            }
         } else if raw.failures.node_mtbf.is_some() {
-            "failures.node_mtbf"
+            "failures.node_mtbf".to_string()
         } else if raw.failures.class.is_some() {
-            "failures.class"
+            "failures.class".to_string()
         } else {
-            "failures.mtbf"
+            "failures.mtbf".to_string()
         };
         return Err(field(
-            key,
+            &key,
             format!(
                 "the job's MTBF comes to {} s here, too small to simulate (its failure rate overflows): accepted is a \
                  job MTBF ≥ 2.2e-308 s (the smallest normal floating-point number)",

@@ -223,6 +223,14 @@ fn repeated_causes_and_an_empty_log_path() {
     rejects(&trace, &[], &["bad.toml:11:8", "key `failures.trace.file`", "the path is empty"]);
 }
 
+/// A correlated cause whose mean makes the job's failure rate overflow is named at its own
+/// key (the error pointed at the `[failures]` table's header).
+#[test]
+fn an_overflowing_domain_rate_names_its_key() {
+    let text = format!("{GOOD}[topology]\nracks = 1\nnodes_per_rack = 1\n[failures.system]\nmtbf = \"1e-320 s\"\n");
+    rejects(&text, &[], &["bad.toml:21:8", "key `failures.system.mtbf`", "too small to simulate"]);
+}
+
 /// Of two `--set` of one key the last is in force, and it is the one blamed.
 #[test]
 fn the_last_set_of_a_key_is_blamed() {
