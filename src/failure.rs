@@ -751,6 +751,22 @@ impl Failures {
         steady_causes
     }
 
+    /// Whether each cause's failures (indexed by [`Cause::index`]) are a Poisson process of
+    /// their own, independent of the job: exponential laws, and for the job's nodes a Poisson
+    /// model. Burst children follow their parents (into the downtime and restarts after
+    /// them), and a renewal's next failure follows its last, so neither is.
+    pub fn memoryless_causes(&self) -> [bool; Cause::COUNT] {
+        let mut memoryless = [false; Cause::COUNT];
+        memoryless[Cause::Nodes.index()] = self.base.is_poisson();
+        for d in &self.domains {
+            memoryless[Cause::of(FailureScope::Domain(d.level)).index()] = d.law.is_exponential();
+        }
+        if let Some(r) = &self.random {
+            memoryless[Cause::Random.index()] = r.law.is_exponential();
+        }
+        memoryless
+    }
+
     /// The causes the job's failures come from, in [`Cause`] order: its nodes, each domain
     /// level, the k-of-N events, and burst children where bursts branch. A level whose domains
     /// hold none of the job's nodes in some placement is listed all the same (random

@@ -76,7 +76,9 @@ pub struct FewFailures {
     pub seen: u64,
     /// About how many were expected ([`expected_failures`]); `None` where the cause's
     /// failures do not come at a steady rate
-    /// ([`crate::failure::Failures::stationary_causes`]: a fresh start with memory).
+    /// ([`crate::failure::Failures::stationary_causes`]: a fresh start with memory), or,
+    /// where the job has spans failures cannot strike, where they are not Poisson
+    /// ([`crate::failure::Failures::memoryless_causes`]: burst children, renewals).
     pub expected: Option<f64>,
     /// The point's replications.
     pub replications: u64,
@@ -118,7 +120,15 @@ pub fn few_failures_at(point: &Point, s: &Summary) -> Vec<FewFailures> {
         return vec![];
     }
     let rates = point.failures.expected_cause_rates_per_s();
-    let steady = point.failures.stationary_causes();
+    // Where some spans cannot be struck (downtime, or phases that cannot fail), a cause whose
+    // failures follow the job's (burst children right after their parents, a replaced node's
+    // early failures) falls into them more often than the time they take: only a Poisson
+    // cause has a count to expect then.
+    let job = &point.job;
+    let all_exposed = job.downtime_s == 0.0
+        && job.restart_exposure == engine::Exposure::CanFail
+        && job.checkpoint_exposure == engine::Exposure::CanFail;
+    let steady = if all_exposed { point.failures.stationary_causes() } else { point.failures.memoryless_causes() };
     let expected = |cause: crate::failure::Cause, rate_per_s: f64| {
         steady[cause.index()].then(|| expected_failures(point, s, rate_per_s))
     };

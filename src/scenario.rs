@@ -1363,15 +1363,17 @@ impl Sweep {
             }
         }
         // A swept key's value in the file is replaced at every point, so no point checks it:
-        // check it at point 0 with that one value put back. An error of its own key is the
-        // file's (a negative checkpoint left beside a sweep of good ones is a typo all the
-        // same); one of another key is the combination's, which no point runs.
+        // check it at point 0 with that one value put back. A range error of its own key is
+        // the file's (a negative checkpoint left beside a sweep of good ones is a typo all
+        // the same); any other error is the combination's (`interval = "young"` with a free
+        // checkpoint, beside a sweep of fixed intervals), which no point runs.
         for axis in &self.axes {
             let Some(value) = get_path(&self.table, &axis.key) else { continue };
             let (combo, mut t) = self.point(0);
             set_path(&mut t, &axis.key, value.clone()).expect("the table holds the key");
             if let Err(f) = resolve(0, &combo, &t)?
                 && f.key == axis.key
+                && f.message.contains(OUT_OF_RANGE)
             {
                 let origin = spans.origin(&axis.key.split('.').collect::<Vec<_>>());
                 let message = format!(
@@ -1752,7 +1754,9 @@ pub(crate) fn parse_set(arg: &str) -> Result<(String, toml::Value)> {
     let table = toml::from_str::<toml::Table>(&format!("v = {value}")).ok();
     // `"1 h"` and a newline, then `[job]` and more lines, reads as a table of more keys than
     // `v`: those would be dropped without a word.
-    if let Some(extra) = table.as_ref().and_then(|t| t.keys().find(|k| *k != "v")) {
+    // A key that only takes text keeps what was typed, lines and all, as before.
+    if let Some(extra) = table.as_ref().and_then(|t| t.keys().find(|k| *k != "v")).filter(|_| !TEXT_KEYS.contains(&key))
+    {
         return Err(Error::Scenario {
             origin,
             key: Some(key.to_string()),
@@ -1790,6 +1794,10 @@ pub(crate) fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -
     t.insert(last.to_string(), value);
     Ok(())
 }
+
+/// What every range error of a single value says ([`field`] messages such as `"-5 s" is out
+/// of range: accepted is a duration ≥ 0`): the swept keys' file values are checked for these.
+const OUT_OF_RANGE: &str = " is out of range: accepted is ";
 
 /// The value at the dotted `key` of `table`, if it holds one.
 fn get_path<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
@@ -1924,9 +1932,20 @@ fn resolve_point(
                 .into_iter()
                 .filter(|c| *c != crate::failure::Cause::Nodes)
                 .max_by(|a, b| rates[a.index()].total_cmp(&rates[b.index()]));
+            let f = &raw.failures;
+            // The mean's key where the file gives one, else the empirical law's times.
+            let has_mtbf = |c: crate::failure::Cause| match c {
+                crate::failure::Cause::Rack => f.rack.as_ref().is_some_and(|d| d.mtbf.is_some()),
+                crate::failure::Cause::Switch => f.switch.as_ref().is_some_and(|d| d.mtbf.is_some()),
+                crate::failure::Cause::Power => f.power.as_ref().is_some_and(|d| d.mtbf.is_some()),
+                crate::failure::Cause::System => f.system.as_ref().is_some_and(|d| d.mtbf.is_some()),
+                crate::failure::Cause::Random => f.random.as_ref().is_some_and(|d| d.mtbf.is_some()),
+                _ => true,
+            };
             match worst {
                 Some(crate::failure::Cause::Burst) => "failures.burst.branching".to_string(),
-                Some(c) => format!("failures.{}.mtbf", c.name()),
+                Some(c) if has_mtbf(c) => format!("failures.{}.mtbf", c.name()),
+                Some(c) => format!("failures.{}.times", c.name()),
                 None => "failures".to_string(),
             }
         } else if raw.failures.node_mtbf.is_some() {
@@ -2117,9 +2136,9 @@ pub(crate) fn check_name(name: &str) -> std::result::Result<(), FieldError> {
 }
 
 /// The longest `name` (bytes, UTF-8) that a scenario accepts: the 255 bytes that Linux,
-/// macOS and Windows allow in a file name, less room for the longest suffix an output file
-/// adds (`.shard-I-of-N.json` with two 20-digit numbers is 56 bytes), and some to spare.
-pub const MAX_NAME_BYTES: usize = 180;
+/// macOS and Windows allow in a file name, less the longest suffix an output file adds
+/// (`.shard-I-of-N.json` with two 20-digit numbers is 56 bytes).
+pub const MAX_NAME_BYTES: usize = 199;
 
 /// The law of `spec` with mean `mean_s` (s); the empirical list is rescaled to that mean
 /// when one is given.

@@ -255,6 +255,31 @@ fn a_fresh_law_has_no_expected_count() {
     assert!(sc.points[0].failures.stationary_causes()[ckptsim::failure::Cause::System.index()]);
 }
 
+/// Burst children follow their parents into the downtime after them, where the engine
+/// ignores them: with downtime they have no count to expect (the rate times the time that
+/// can be struck expected about 2,500 where a few struck), while the Poisson parents keep
+/// theirs; without downtime the children have one again.
+#[test]
+fn burst_children_have_no_expected_count_beside_downtime() {
+    let text = "[job]\nwork = \"2e5 s\"\ncheckpoint = \"2 min\"\nrestart = \"1 min\"\ndowntime = \"1 h\"\n\
+                [failures]\nmtbf = \"5 h\"\n[failures.burst]\nbranching = 0.5\ndecay = \"1 min\"\n\
+                [policy]\ninterval = \"30 min\"\n";
+    let sc = inline(text);
+    let r = simulate(&sc, 200, 1);
+    let s = &r.summaries[0];
+    let burst = s.causes.iter().find(|c| c.cause.name() == "burst").expect("split by cause");
+    let rates = sc.points[0].failures.expected_cause_rates_per_s();
+    let by_rate = runner::expected_failures(&sc.points[0], s, rates[ckptsim::failure::Cause::Burst.index()]);
+    // The premise: the children's rate expects far more than struck.
+    assert!((burst.failures as f64) < by_rate / 10.0, "{} struck against {by_rate}", burst.failures);
+    let few = runner::few_failures_at(&sc.points[0], s);
+    assert!(few.iter().all(|f| f.cause != Some("burst") || f.expected.is_none()), "{few:?}");
+    assert!(few.iter().all(|f| f.cause != Some("nodes")), "the parents are many: {few:?}");
+    let steady = sc.points[0].failures.stationary_causes();
+    assert!(steady[ckptsim::failure::Cause::Burst.index()], "without downtime the children's rate holds");
+    assert!(!sc.points[0].failures.memoryless_causes()[ckptsim::failure::Cause::Burst.index()]);
+}
+
 /// A replayed log is left out: its replications replay the same few logged events (here 3
 /// on the job's node), so more of them tell nothing new, and no count is expected of it.
 #[test]
