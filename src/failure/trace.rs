@@ -1106,11 +1106,13 @@ pub fn system_stats(sys: &SystemLog) -> SystemStats {
 pub fn fragment(stats: &SystemStats, source: &str) -> Result<String, Error> {
     let fit = stats.weibull.ok_or_else(|| {
         Error::Usage(format!(
-            "system {}: no Weibull fit ({} failures, {} of them in the same clock tick as the previous one)",
+            "{source}: system {}: no Weibull fit ({} failures, {} of them in the same clock tick as the previous \
+             one), so no scenario fragment (--fragment needs a fitted law)",
             stats.name, stats.failures, stats.zero_gaps
         ))
     })?;
-    Law::weibull(fit.mean_s, fit.shape).map_err(|m| Error::Usage(format!("system {}: fitted law: {m}", stats.name)))?;
+    Law::weibull(fit.mean_s, fit.shape)
+        .map_err(|m| Error::Usage(format!("{source}: system {}: fitted law: {m}", stats.name)))?;
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -687,7 +687,8 @@ fn the_fragment_is_a_valid_scenario() {
     assert!((sc.points[0].failures.mtbf_s() - fit.mean_s).abs() < 0.1);
 
     let few = trace::system_stats(&system(vec![event(0.0, 0), event(60.0, 1)], 60.0));
-    assert!(trace::fragment(&few, "x").is_err());
+    let e = trace::fragment(&few, "few.csv").unwrap_err().to_string();
+    assert!(e.starts_with("few.csv: system ") && e.contains("no Weibull fit"), "the log is named: {e}");
 }
 
 #[test]
