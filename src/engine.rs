@@ -593,41 +593,87 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
     limits: Limits,
     ledger: &mut L,
 ) -> Result<Record, EngineError> {
+    use Exposure::{CanFail, CannotFail};
+    use OnFailure::{EndJob, Restart};
+    if layout.full_chunks() >= MAX_FAST_FULL_CHUNKS {
+        return play_by_cause(job, &crate::policy::Periodic { layout: *layout }, stream, limits, ledger);
+    }
+    let args = (job, layout, stream, limits, ledger);
+    match (job.checkpoint_exposure, job.restart_exposure, job.on_failure) {
+        (CanFail, CanFail, Restart) => periodic_loop::<S, L, true, true, false>(args),
+        (CanFail, CannotFail, Restart) => periodic_loop::<S, L, true, false, false>(args),
+        (CannotFail, CanFail, Restart) => periodic_loop::<S, L, false, true, false>(args),
+        (CannotFail, CannotFail, Restart) => periodic_loop::<S, L, false, false, false>(args),
+        (CanFail, CanFail, EndJob) => periodic_loop::<S, L, true, true, true>(args),
+        (CanFail, CannotFail, EndJob) => periodic_loop::<S, L, true, false, true>(args),
+        (CannotFail, CanFail, EndJob) => periodic_loop::<S, L, false, true, true>(args),
+        (CannotFail, CannotFail, EndJob) => periodic_loop::<S, L, false, false, true>(args),
+    }
+}
+
+/// The most full chunks the fast path counts ([`floor_chunks`] is exact below 2⁵²); a layout
+/// with more (over 4.5·10¹⁵ chunks: scenarios allow 10¹²) is played by the per-segment path,
+/// with the same result.
+const MAX_FAST_FULL_CHUNKS: u64 = (1 << 52) - 1;
+
+/// ⌊q⌋ for 0 ≤ q < 2⁵², exactly, and at least 2⁵² − 1 for a larger q (∞ stays ∞, NaN stays
+/// NaN), in floats: q + 2⁵² rounds to the nearest integer, one less where that rounded up.
+/// It replaces the saturating conversion `q as i64` (six instructions on x86-64, and one more
+/// back to a float) on the fast path's hot loop.
+#[inline(always)]
+fn floor_chunks(q: f64) -> f64 {
+    const TWO_POW_52: f64 = (1_u64 << 52) as f64;
+    let rounded = (q + TWO_POW_52) - TWO_POW_52;
+    rounded - f64::from(u8::from(rounded > q))
+}
+
+/// The loop of [`play_periodic_by_cause`], compiled once for each combination of the job's
+/// switches (`WRITE_CAN_FAIL`: [`Job::checkpoint_exposure`] is [`Exposure::CanFail`];
+/// `RESTART_CAN_FAIL`: [`Job::restart_exposure`] is; `ENDS_ON_FAILURE`: [`Job::on_failure`] is
+/// [`OnFailure::EndJob`]), so that the switches cost neither a test nor a register in it.
+fn periodic_loop<
+    S: FailureStream,
+    L: CauseLedger,
+    const WRITE_CAN_FAIL: bool,
+    const RESTART_CAN_FAIL: bool,
+    const ENDS_ON_FAILURE: bool,
+>(
+    (job, layout, stream, limits, ledger): (&Job, &ChunkLayout, &mut S, Limits, &mut L),
+) -> Result<Record, EngineError> {
     let (full_s, last_s) = (layout.full_s, layout.last_s);
     let period_s = full_s + job.checkpoint_s;
     let last_write_s = match job.final_checkpoint {
         FinalCheckpoint::Written => job.checkpoint_s,
         FinalCheckpoint::Skipped => 0.0,
     };
-    let write_can_fail = job.checkpoint_exposure == Exposure::CanFail;
-    let restart_can_fail = job.restart_exposure == Exposure::CanFail;
+    let (write_can_fail, restart_can_fail) = (WRITE_CAN_FAIL, RESTART_CAN_FAIL);
     let (downtime_s, restart_s) = (job.downtime_s, job.restart_s);
     let (max_failures, max_ignored) = (limits.max_failures, limits.max_ignored);
     let too_many = |at_s: f64| EngineError::TooManyFailures { limit: max_failures, wall_s: at_s };
     let too_many_ignored = |at_s: f64| EngineError::TooManyIgnoredFailures { limit: max_ignored, wall_s: at_s };
-    // Chunk counts as i64: signed conversions to and from f64 are one instruction each on
-    // x86-64, unsigned ones several (chunk counts never approach 2⁶³).
-    let full_chunks = layout.full_chunks() as i64;
+    // Chunk counts as floats, exact integers below 2⁵³ (MAX_FAST_FULL_CHUNKS): no conversion
+    // between integers and floats in the loop.
+    let full_chunks = layout.full_chunks() as f64;
     let mut rec = Record::default();
     // The pending failure: the next one not yet consumed (s), and its cause (for the
     // exponential stream a constant, so its bookkeeping folds into fixed slots).
     let next = stream.next_failure();
     let (mut f, mut cause) = (next.time_s, Cause::of(next.scope));
-    // When the job (re)started computing from its last checkpoint, and the full chunks
-    // committed (checkpointed) so far.
+    // When the job (re)started computing from its last checkpoint, and the full chunks not
+    // committed (checkpointed) yet (the committed ones are not kept in the loop: one register
+    // fewer, and the sum of recovery times stays in one).
     let mut t = 0.0_f64;
-    let mut committed = 0_i64;
+    let mut full_left = full_chunks;
     let mut completed = false;
-    let ends_on_failure = job.on_failure == OnFailure::EndJob;
+    let ends_on_failure = ENDS_ON_FAILURE;
     loop {
-        let full_left = full_chunks - committed;
-        // The period that f falls in, counted from t: (f − t)/P ≥ 0, so the cast truncates
-        // like floor (and saturates, never wraps: no more failures is f = ∞).
-        let j = ((f - t) / period_s) as i64;
+        // The period that f falls in, counted from t: (f − t)/P ≥ 0 (never below 2⁵² − 1
+        // past the last full chunk: no more failures is f = ∞).
+        let j = floor_chunks((f - t) / period_s);
         let lost_s;
         if j < full_left {
             // The failure falls in one of the full chunks still to run.
-            let offset_s = f - t - j as f64 * period_s;
+            let offset_s = f - t - j * period_s;
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
                 rec.ignored_failures += 1;
@@ -640,15 +686,15 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
             }
             // Counted without a branch: at short intervals writes take many failures.
             rec.failures_during_checkpoint += in_write as u64;
-            committed += j;
+            full_left -= j;
             lost_s = offset_s;
         } else {
             // Without full chunks the period may be infinite (no checkpoint before the end).
-            let last_start_s = if full_left == 0 { t } else { t + full_left as f64 * period_s };
+            let last_start_s = if full_left == 0.0 { t } else { t + full_left * period_s };
             let compute_end_s = last_start_s + last_s;
             let end_s = compute_end_s + last_write_s;
             if f >= end_s {
-                committed += full_left;
+                full_left = 0.0;
                 t = end_s;
                 completed = true;
                 break;
@@ -665,7 +711,7 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
                 }
                 rec.failures_during_checkpoint += 1;
             }
-            committed += full_left;
+            full_left = 0.0;
             // At most a rounding error below 0, where f is the instant the last full
             // chunk's write ends.
             lost_s = (f - last_start_s).max(0.0);
@@ -718,6 +764,7 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
     }
     // Every committed chunk wrote a checkpoint; the last one too when the job completed
     // with its final write.
+    let committed = full_chunks - full_left;
     rec.checkpoints = committed as u64;
     // Every failure struck computing or writing ended in one completed restart; the others
     // struck restarts. (Counted here, not in the loop: one counter fewer to keep there.)
@@ -831,6 +878,59 @@ mod tests {
         let r = both(&job(), 4.0, &[6.0]);
         assert_eq!((r.lost_s, r.recovery_s), (1.0, 2.0));
         assert_eq!(r.wall_s, 10.0 + 3.0 * 1.0 + r.lost_s + r.recovery_s);
+    }
+
+    /// [`floor_chunks`] is ⌊q⌋ below 2⁵² (checked against the integer conversion on random
+    /// quotients of every magnitude, on integers and next to them), and never below 2⁵² − 1
+    /// above it, so a layout of fewer full chunks than that always finds the last chunk.
+    #[test]
+    fn floor_chunks_is_the_floor_below_two_pow_52() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(52);
+        let two_pow_52 = (1_u64 << 52) as f64;
+        let mut below = 0;
+        for _ in 0..200_000 {
+            let q = 10f64.powf(rng.random_range(-20.0..20.0));
+            let q = match rng.random_range(0..4) {
+                0 => q.floor(),
+                1 => q.floor().next_down(),
+                2 => q.floor().next_up(),
+                _ => q,
+            }
+            .max(0.0);
+            let j = floor_chunks(q);
+            if q < two_pow_52 {
+                assert_eq!(j, (q as u64) as f64, "q = {q:e}");
+                below += 1;
+            } else {
+                assert!(j >= two_pow_52 - 1.0, "q = {q:e} gave {j:e}");
+            }
+        }
+        assert!(below > 100_000, "too few quotients below 2^52: {below}");
+        for q in [0.0, 0.5, 1.0, two_pow_52.next_down(), two_pow_52 - 0.5, two_pow_52 - 1.5] {
+            assert_eq!(floor_chunks(q), q.floor(), "q = {q:e}");
+        }
+        assert_eq!(floor_chunks(f64::INFINITY), f64::INFINITY);
+        assert!(floor_chunks(f64::NAN).is_nan());
+    }
+
+    /// A layout past [`MAX_FAST_FULL_CHUNKS`] is played by the per-segment path: the same
+    /// record as [`play`] on it, where the fast path's chunk counts would be inexact.
+    #[test]
+    fn a_layout_past_the_fast_paths_range_is_played_per_segment() {
+        let mut j = job();
+        j.on_failure = OnFailure::EndJob;
+        for count in [MAX_FAST_FULL_CHUNKS, MAX_FAST_FULL_CHUNKS + 1, MAX_FAST_FULL_CHUNKS + 2, u64::MAX] {
+            let layout = ChunkLayout { count, full_s: 0.75, last_s: 0.75 };
+            // Chunks of 0.75 s and writes of 1 s: the failure at 6 s strikes chunk 3 (5.25..6)
+            // just as it ends, in its write; the job ends after its restart.
+            let failures = vec![6.0, 100.0];
+            let fast = play_periodic(&j, &layout, &mut ListStream::new(failures.clone()), Limits::default());
+            let slow = play(&j, &Periodic { layout }, &mut ListStream::new(failures), Limits::default());
+            assert_eq!(fast, slow, "count {count}");
+            let r = fast.unwrap();
+            assert_eq!((r.checkpoints, r.failures, r.failures_during_checkpoint, r.wall_s), (3, 1, 1, 8.0));
+        }
     }
 
     #[test]
