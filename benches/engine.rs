@@ -520,7 +520,7 @@ fn bench(scenario: &Scenario, rounds: usize, target_s: f64) {
         Target::Info,
     );
     ratio(
-        "   bound on 3 all in, any engine: draws alone ÷ play + Periodic",
+        "   bound on 3 all in: draws alone ÷ play + Periodic",
         (&unit_rates(alone), &unit_rates(slow_t)),
         Target::Info,
     );

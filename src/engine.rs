@@ -585,7 +585,9 @@ pub fn play_periodic<S: FailureStream>(
 }
 
 /// [`play_periodic`], charging each struck failure and its cost to its cause in `ledger`
-/// (the same split as [`play_by_cause`] on the same stream, up to rounding).
+/// (the same split as [`play_by_cause`] on the same stream, up to rounding). A layout of
+/// 2⁵² − 1 full chunks or more (beyond the fast path's exact chunk counts) is played by
+/// [`play_by_cause`] itself.
 pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
     job: &Job,
     layout: &ChunkLayout,
