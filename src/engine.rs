@@ -585,9 +585,7 @@ pub fn play_periodic<S: FailureStream>(
 }
 
 /// [`play_periodic`], charging each struck failure and its cost to its cause in `ledger`
-/// (the same split as [`play_by_cause`] on the same stream, up to rounding). A layout of
-/// 2⁵² − 1 full chunks or more (beyond the fast path's exact chunk counts) is played by
-/// [`play_by_cause`] itself.
+/// (the same split as [`play_by_cause`] on the same stream, up to rounding).
 pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
     job: &Job,
     layout: &ChunkLayout,
@@ -597,26 +595,144 @@ pub fn play_periodic_by_cause<S: FailureStream, L: CauseLedger>(
 ) -> Result<Record, EngineError> {
     use Exposure::{CanFail, CannotFail};
     use OnFailure::{EndJob, Restart};
-    if layout.full_chunks() >= MAX_FAST_FULL_CHUNKS {
-        return play_by_cause(job, &crate::policy::Periodic { layout: *layout }, stream, limits, ledger);
-    }
     let args = (job, layout, stream, limits, ledger);
+    if layout.full_chunks() >= MAX_FLOAT_FULL_CHUNKS {
+        let given = AsGiven {
+            write_can_fail: job.checkpoint_exposure == CanFail,
+            restart_can_fail: job.restart_exposure == CanFail,
+            ends_on_failure: job.on_failure == EndJob,
+        };
+        return periodic_loop::<S, L, i64, _>(args, given);
+    }
     match (job.checkpoint_exposure, job.restart_exposure, job.on_failure) {
-        (CanFail, CanFail, Restart) => periodic_loop::<S, L, true, true, false>(args),
-        (CanFail, CannotFail, Restart) => periodic_loop::<S, L, true, false, false>(args),
-        (CannotFail, CanFail, Restart) => periodic_loop::<S, L, false, true, false>(args),
-        (CannotFail, CannotFail, Restart) => periodic_loop::<S, L, false, false, false>(args),
-        (CanFail, CanFail, EndJob) => periodic_loop::<S, L, true, true, true>(args),
-        (CanFail, CannotFail, EndJob) => periodic_loop::<S, L, true, false, true>(args),
-        (CannotFail, CanFail, EndJob) => periodic_loop::<S, L, false, true, true>(args),
-        (CannotFail, CannotFail, EndJob) => periodic_loop::<S, L, false, false, true>(args),
+        (CanFail, CanFail, Restart) => periodic_loop::<S, L, f64, _>(args, Fixed::<true, true, false>),
+        (CanFail, CannotFail, Restart) => periodic_loop::<S, L, f64, _>(args, Fixed::<true, false, false>),
+        (CannotFail, CanFail, Restart) => periodic_loop::<S, L, f64, _>(args, Fixed::<false, true, false>),
+        (CannotFail, CannotFail, Restart) => periodic_loop::<S, L, f64, _>(args, Fixed::<false, false, false>),
+        (CanFail, CanFail, EndJob) => periodic_loop::<S, L, f64, _>(args, Fixed::<true, true, true>),
+        (CanFail, CannotFail, EndJob) => periodic_loop::<S, L, f64, _>(args, Fixed::<true, false, true>),
+        (CannotFail, CanFail, EndJob) => periodic_loop::<S, L, f64, _>(args, Fixed::<false, true, true>),
+        (CannotFail, CannotFail, EndJob) => periodic_loop::<S, L, f64, _>(args, Fixed::<false, false, true>),
     }
 }
 
-/// The most full chunks the fast path counts ([`floor_chunks`] is exact below 2⁵²); a layout
-/// with more (over 4.5·10¹⁵ chunks: scenarios allow 10¹²) is played by the per-segment path,
-/// with the same result.
-const MAX_FAST_FULL_CHUNKS: u64 = (1 << 52) - 1;
+/// The most full chunks the fast path counts in floats ([`floor_chunks`] is exact below
+/// 2⁵²); a layout with more (over 4.5·10¹⁵ chunks: scenarios allow 10¹²) is counted in
+/// [`i64`], as the fast path always counted before, with the same result.
+const MAX_FLOAT_FULL_CHUNKS: u64 = (1 << 52) - 1;
+
+/// How the fast path's loop counts chunks: in [`f64`] (exact integers, no conversion between
+/// integers and floats in the loop) up to [`MAX_FLOAT_FULL_CHUNKS`] full chunks, in [`i64`]
+/// (exact to 2⁶³) past it.
+trait ChunkCount: Copy + PartialOrd + std::ops::SubAssign {
+    /// No chunks.
+    const ZERO: Self;
+    /// `count` chunks.
+    fn of(count: u64) -> Self;
+    /// The period a quotient `q` ≥ 0 (time since the restart ÷ period) falls in: ⌊q⌋, and
+    /// at least [`MAX_FLOAT_FULL_CHUNKS`] where q is larger or ∞ (0 or NaN for NaN).
+    fn period_of(q: f64) -> Self;
+    /// The count as a float.
+    fn to_f64(self) -> f64;
+    /// The count as an unsigned integer.
+    fn to_u64(self) -> u64;
+}
+
+impl ChunkCount for f64 {
+    const ZERO: f64 = 0.0;
+    #[inline(always)]
+    fn of(count: u64) -> f64 {
+        count as f64
+    }
+    #[inline(always)]
+    fn period_of(q: f64) -> f64 {
+        floor_chunks(q)
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl ChunkCount for i64 {
+    const ZERO: i64 = 0;
+    // Signed: conversions to and from f64 are one instruction each on x86-64, unsigned ones
+    // several.
+    #[inline(always)]
+    fn of(count: u64) -> i64 {
+        count as i64
+    }
+    #[inline(always)]
+    fn period_of(q: f64) -> i64 {
+        // Truncates like floor for q ≥ 0, and saturates, never wraps (no more failures is
+        // f = ∞).
+        q as i64
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+/// The job's switches as the fast path's loop reads them: constants of the type ([`Fixed`],
+/// one loop compiled for each combination, where they cost neither a test nor a register)
+/// or values ([`AsGiven`]).
+trait Switches: Copy {
+    /// [`Job::checkpoint_exposure`] is [`Exposure::CanFail`].
+    fn write_can_fail(self) -> bool;
+    /// [`Job::restart_exposure`] is [`Exposure::CanFail`].
+    fn restart_can_fail(self) -> bool;
+    /// [`Job::on_failure`] is [`OnFailure::EndJob`].
+    fn ends_on_failure(self) -> bool;
+}
+
+/// The switches as constants: `WRITE` for [`Switches::write_can_fail`], `RESTART` for
+/// [`Switches::restart_can_fail`], `ENDS` for [`Switches::ends_on_failure`].
+#[derive(Debug, Clone, Copy)]
+struct Fixed<const WRITE: bool, const RESTART: bool, const ENDS: bool>;
+
+impl<const WRITE: bool, const RESTART: bool, const ENDS: bool> Switches for Fixed<WRITE, RESTART, ENDS> {
+    #[inline(always)]
+    fn write_can_fail(self) -> bool {
+        WRITE
+    }
+    #[inline(always)]
+    fn restart_can_fail(self) -> bool {
+        RESTART
+    }
+    #[inline(always)]
+    fn ends_on_failure(self) -> bool {
+        ENDS
+    }
+}
+
+/// The switches as values, for the rare layouts counted in [`i64`] (one loop for all).
+#[derive(Debug, Clone, Copy)]
+struct AsGiven {
+    write_can_fail: bool,
+    restart_can_fail: bool,
+    ends_on_failure: bool,
+}
+
+impl Switches for AsGiven {
+    fn write_can_fail(self) -> bool {
+        self.write_can_fail
+    }
+    fn restart_can_fail(self) -> bool {
+        self.restart_can_fail
+    }
+    fn ends_on_failure(self) -> bool {
+        self.ends_on_failure
+    }
+}
 
 /// ⌊q⌋ for 0 ≤ q < 2⁵², exactly, and at least 2⁵² − 1 for a larger q (∞ stays ∞, NaN stays
 /// NaN), in floats: q + 2⁵² rounds to the nearest integer, one less where that rounded up.
@@ -624,23 +740,17 @@ const MAX_FAST_FULL_CHUNKS: u64 = (1 << 52) - 1;
 /// back to a float) on the fast path's hot loop.
 #[inline(always)]
 fn floor_chunks(q: f64) -> f64 {
+    debug_assert!(q >= 0.0 || q.is_nan(), "a failure before the restart it follows: {q}");
     const TWO_POW_52: f64 = (1_u64 << 52) as f64;
     let rounded = (q + TWO_POW_52) - TWO_POW_52;
     rounded - f64::from(u8::from(rounded > q))
 }
 
-/// The loop of [`play_periodic_by_cause`], compiled once for each combination of the job's
-/// switches (`WRITE_CAN_FAIL`: [`Job::checkpoint_exposure`] is [`Exposure::CanFail`];
-/// `RESTART_CAN_FAIL`: [`Job::restart_exposure`] is; `ENDS_ON_FAILURE`: [`Job::on_failure`] is
-/// [`OnFailure::EndJob`]), so that the switches cost neither a test nor a register in it.
-fn periodic_loop<
-    S: FailureStream,
-    L: CauseLedger,
-    const WRITE_CAN_FAIL: bool,
-    const RESTART_CAN_FAIL: bool,
-    const ENDS_ON_FAILURE: bool,
->(
+/// The loop of [`play_periodic_by_cause`], counting chunks in `C` and reading the job's
+/// switches from `switches`.
+fn periodic_loop<S: FailureStream, L: CauseLedger, C: ChunkCount, W: Switches>(
     (job, layout, stream, limits, ledger): (&Job, &ChunkLayout, &mut S, Limits, &mut L),
+    switches: W,
 ) -> Result<Record, EngineError> {
     let (full_s, last_s) = (layout.full_s, layout.last_s);
     let period_s = full_s + job.checkpoint_s;
@@ -648,14 +758,12 @@ fn periodic_loop<
         FinalCheckpoint::Written => job.checkpoint_s,
         FinalCheckpoint::Skipped => 0.0,
     };
-    let (write_can_fail, restart_can_fail) = (WRITE_CAN_FAIL, RESTART_CAN_FAIL);
+    let (write_can_fail, restart_can_fail) = (switches.write_can_fail(), switches.restart_can_fail());
     let (downtime_s, restart_s) = (job.downtime_s, job.restart_s);
     let (max_failures, max_ignored) = (limits.max_failures, limits.max_ignored);
     let too_many = |at_s: f64| EngineError::TooManyFailures { limit: max_failures, wall_s: at_s };
     let too_many_ignored = |at_s: f64| EngineError::TooManyIgnoredFailures { limit: max_ignored, wall_s: at_s };
-    // Chunk counts as floats, exact integers below 2⁵³ (MAX_FAST_FULL_CHUNKS): no conversion
-    // between integers and floats in the loop.
-    let full_chunks = layout.full_chunks() as f64;
+    let full_chunks = C::of(layout.full_chunks());
     let mut rec = Record::default();
     // The pending failure: the next one not yet consumed (s), and its cause (for the
     // exponential stream a constant, so its bookkeeping folds into fixed slots).
@@ -667,15 +775,15 @@ fn periodic_loop<
     let mut t = 0.0_f64;
     let mut full_left = full_chunks;
     let mut completed = false;
-    let ends_on_failure = ENDS_ON_FAILURE;
+    let ends_on_failure = switches.ends_on_failure();
     loop {
         // The period that f falls in, counted from t: (f − t)/P ≥ 0 (never below 2⁵² − 1
         // past the last full chunk: no more failures is f = ∞).
-        let j = floor_chunks((f - t) / period_s);
+        let j = C::period_of((f - t) / period_s);
         let lost_s;
         if j < full_left {
             // The failure falls in one of the full chunks still to run.
-            let offset_s = f - t - j * period_s;
+            let offset_s = f - t - j.to_f64() * period_s;
             let in_write = offset_s >= full_s;
             if !write_can_fail && in_write {
                 rec.ignored_failures += 1;
@@ -692,11 +800,11 @@ fn periodic_loop<
             lost_s = offset_s;
         } else {
             // Without full chunks the period may be infinite (no checkpoint before the end).
-            let last_start_s = if full_left == 0.0 { t } else { t + full_left * period_s };
+            let last_start_s = if full_left == C::ZERO { t } else { t + full_left.to_f64() * period_s };
             let compute_end_s = last_start_s + last_s;
             let end_s = compute_end_s + last_write_s;
             if f >= end_s {
-                full_left = 0.0;
+                full_left = C::ZERO;
                 t = end_s;
                 completed = true;
                 break;
@@ -713,7 +821,7 @@ fn periodic_loop<
                 }
                 rec.failures_during_checkpoint += 1;
             }
-            full_left = 0.0;
+            full_left = C::ZERO;
             // At most a rounding error below 0, where f is the instant the last full
             // chunk's write ends.
             lost_s = (f - last_start_s).max(0.0);
@@ -766,13 +874,14 @@ fn periodic_loop<
     }
     // Every committed chunk wrote a checkpoint; the last one too when the job completed
     // with its final write.
-    let committed = full_chunks - full_left;
-    rec.checkpoints = committed as u64;
+    let mut committed = full_chunks;
+    committed -= full_left;
+    rec.checkpoints = committed.to_u64();
     // Every failure struck computing or writing ended in one completed restart; the others
     // struck restarts. (Counted here, not in the loop: one counter fewer to keep there.)
     rec.restarts = rec.failures - rec.failed_restarts;
     if completed {
-        debug_assert_eq!(committed as u64 + 1, layout.count);
+        debug_assert_eq!(committed.to_u64() + 1, layout.count);
         if job.final_checkpoint == FinalCheckpoint::Written {
             rec.checkpoints += 1;
         }
@@ -916,22 +1025,37 @@ mod tests {
         assert!(floor_chunks(f64::NAN).is_nan());
     }
 
-    /// A layout past [`MAX_FAST_FULL_CHUNKS`] is played by the per-segment path: the same
-    /// record as [`play`] on it, where the fast path's chunk counts would be inexact.
+    /// Past [`MAX_FLOAT_FULL_CHUNKS`] full chunks the fast path counts in integers: a failure
+    /// near the 2⁵²-th period is placed by the quotient's truncation (where the float count
+    /// would be off: a write's failure given to the compute, a checkpoint too few), and a job
+    /// of 2⁶² chunks with no failure still takes one step (the per-segment path would take
+    /// 2⁶²).
     #[test]
-    fn a_layout_past_the_fast_paths_range_is_played_per_segment() {
+    fn layouts_past_the_float_counts_are_counted_in_integers() {
         let mut j = job();
         j.on_failure = OnFailure::EndJob;
-        for count in [MAX_FAST_FULL_CHUNKS, MAX_FAST_FULL_CHUNKS + 1, MAX_FAST_FULL_CHUNKS + 2, u64::MAX] {
-            let layout = ChunkLayout { count, full_s: 0.75, last_s: 0.75 };
-            // Chunks of 0.75 s and writes of 1 s: the failure at 6 s strikes chunk 3 (5.25..6)
-            // just as it ends, in its write; the job ends after its restart.
-            let failures = vec![6.0, 100.0];
-            let fast = play_periodic(&j, &layout, &mut ListStream::new(failures.clone()), Limits::default());
-            let slow = play(&j, &Periodic { layout }, &mut ListStream::new(failures), Limits::default());
-            assert_eq!(fast, slow, "count {count}");
-            let r = fast.unwrap();
-            assert_eq!((r.checkpoints, r.failures, r.failures_during_checkpoint, r.wall_s), (3, 1, 1, 8.0));
+        // Chunks of 0.75 s and writes of 1 s: periods of 1.75 s.
+        let (full_s, period_s) = (0.75, 1.75);
+        let layout = ChunkLayout { count: MAX_FLOAT_FULL_CHUNKS + 1000, full_s, last_s: full_s };
+        let two_pow_52 = (1_u64 << 52) as f64;
+        let mut writes = 0;
+        for k in 0..400 {
+            // Times from 2⁵² − 100 to 2⁵² + 100 periods, by quarters of a second.
+            let f = (two_pow_52 - 100.0) * period_s + k as f64 * 0.25 * period_s;
+            let r = play_periodic(&j, &layout, &mut ListStream::new(vec![f, f64::INFINITY]), Limits::default())
+                .unwrap_or_else(|e| panic!("f = {f:e}: {e}"));
+            let period = (f / period_s) as u64;
+            let in_write = f - period as f64 * period_s >= full_s;
+            assert_eq!((r.checkpoints, r.failures_during_checkpoint), (period, u64::from(in_write)), "f = {f:e}");
+            writes += u64::from(in_write);
+        }
+        assert!(writes > 50 && writes < 350, "the times must fall in writes and in chunks: {writes}");
+        // No failure: the job runs to its end at once, on both sides of the limit.
+        for count in [MAX_FLOAT_FULL_CHUNKS - 1, MAX_FLOAT_FULL_CHUNKS, MAX_FLOAT_FULL_CHUNKS + 1, 1 << 62] {
+            let layout = ChunkLayout { count, full_s: 1.0, last_s: 1.0 };
+            let r = play_periodic(&job(), &layout, &mut ListStream::new(vec![]), Limits::default()).unwrap();
+            assert_eq!((r.checkpoints, r.failures), (count, 0), "count {count}");
+            assert_eq!(r.wall_s, (count - 1) as f64 * 2.0 + 2.0, "count {count}");
         }
     }
 
