@@ -68,7 +68,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
-use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
+use ckptsim::engine::{self, Job, Limits, Record};
 use ckptsim::failure::tape::Tape;
 use ckptsim::failure::{ExponentialStream, FailureStream, Failures};
 use ckptsim::policy::{ChunkLayout, Periodic};
@@ -79,7 +79,7 @@ use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;
 
 mod common;
-use common::{Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, si};
+use common::{Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, si, young_daly_job};
 
 /// The scenario the benchmark point comes from, relative to the crate root.
 const SCENARIO: &str = "scenarios/young-daly.toml";
@@ -116,16 +116,7 @@ struct BenchPoint {
 
 impl BenchPoint {
     fn new() -> Self {
-        let job = Job {
-            work_s: 2e5,
-            checkpoint_s: 120.0,
-            restart_s: 600.0,
-            downtime_s: 0.0,
-            final_checkpoint: FinalCheckpoint::Written,
-            checkpoint_exposure: Exposure::CanFail,
-            restart_exposure: Exposure::CanFail,
-            on_failure: OnFailure::Restart,
-        };
+        let job = young_daly_job();
         let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
         BenchPoint { job, young_s }
     }

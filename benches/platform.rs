@@ -48,13 +48,15 @@
 use std::hint::black_box;
 
 use ckptsim::analytic::young_interval_s;
-use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure};
+use ckptsim::engine::{self, Job, Limits};
 use ckptsim::failure::{FailureModel, Law, NodeClass, Sampler, Start};
 use ckptsim::policy::ChunkLayout;
 use ckptsim::runner;
 
 mod common;
-use common::{Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, short, si};
+use common::{
+    Tally, Target, Variant, env_or, info, max, measure_rounds, median, min, ratio, short, si, young_daly_job,
+};
 
 /// The master seed.
 const SEED: u64 = 42;
@@ -74,20 +76,6 @@ fn main() {
     let target_s: f64 = env_or("CKPTSIM_BENCH_SECONDS", 0.3);
     assert!(rounds >= 1 && target_s > 0.0, "need CKPTSIM_BENCH_ROUNDS ≥ 1 and CKPTSIM_BENCH_SECONDS > 0");
     bench(rounds, target_s);
-}
-
-/// The Young–Daly job of `scenarios/young-daly.toml`.
-fn job() -> Job {
-    Job {
-        work_s: 2e5,
-        checkpoint_s: 120.0,
-        restart_s: 600.0,
-        downtime_s: 0.0,
-        final_checkpoint: FinalCheckpoint::Written,
-        checkpoint_exposure: Exposure::CanFail,
-        restart_exposure: Exposure::CanFail,
-        on_failure: OnFailure::Restart,
-    }
 }
 
 /// `nodes` Weibull nodes of mean `nodes`·M, all in equilibrium at the start: job MTBF M.
@@ -152,7 +140,7 @@ fn variant<'a>(name: String, model: &'a FailureModel, job: &'a Job, interval_s: 
 }
 
 fn bench(rounds: usize, target_s: f64) {
-    let job = job();
+    let job = young_daly_job();
     let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
     let poisson = FailureModel::Poisson { mtbf_s: MTBF_S };
     let cohorts = NODES.map(|n| platform(n, Sampler::Cohort));

@@ -20,13 +20,13 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ckptsim::analytic::young_interval_s;
-use ckptsim::engine::{self, Exposure, FinalCheckpoint, Job, Limits, OnFailure, Record};
+use ckptsim::engine::{self, Limits, Record};
 use ckptsim::failure::tape::Tape;
 use ckptsim::failure::{FailureModel, Failures};
 use ckptsim::policy::{ChunkLayout, Periodic};
 
 mod common;
-use common::env_or;
+use common::{env_or, young_daly_job};
 
 /// Replications recorded, and replayed in each pass.
 const TAPES: u64 = 512;
@@ -55,16 +55,7 @@ fn main() {
     let named: Vec<String> = std::env::args().skip(1).filter(|a| a == "fast" || a == "per-segment").collect();
     let paths: Vec<&str> =
         if named.is_empty() { vec!["fast", "per-segment"] } else { named.iter().map(|s| s.as_str()).collect() };
-    let job = Job {
-        work_s: 2e5,
-        checkpoint_s: 120.0,
-        restart_s: 600.0,
-        downtime_s: 0.0,
-        final_checkpoint: FinalCheckpoint::Written,
-        checkpoint_exposure: Exposure::CanFail,
-        restart_exposure: Exposure::CanFail,
-        on_failure: OnFailure::Restart,
-    };
+    let job = young_daly_job();
     let young_s = young_interval_s(job.checkpoint_s, MTBF_S);
     let failures = Failures::simple(FailureModel::Poisson { mtbf_s: MTBF_S }, 1);
     let layout = ChunkLayout::new(job.work_s, young_s);

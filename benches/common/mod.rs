@@ -6,6 +6,24 @@
 
 use std::time::Instant;
 
+use ckptsim::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
+
+/// The Young–Daly job of `scenarios/young-daly.toml` at checkpoint 2 min: work 2e5 s,
+/// restart 10 min, no downtime, final checkpoint written, failures can strike writes and
+/// restarts, restart on failure.
+pub fn young_daly_job() -> Job {
+    Job {
+        work_s: 2e5,
+        checkpoint_s: 120.0,
+        restart_s: 600.0,
+        downtime_s: 0.0,
+        final_checkpoint: FinalCheckpoint::Written,
+        checkpoint_exposure: Exposure::CanFail,
+        restart_exposure: Exposure::CanFail,
+        on_failure: OnFailure::Restart,
+    }
+}
+
 pub fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
