@@ -340,6 +340,9 @@ impl ExponentialStream {
     /// The largest batch of times drawn ahead.
     pub const AHEAD: usize = 8;
 
+    /// What every failure of the stream takes down: the job.
+    pub const SCOPE: FailureScope = FailureScope::Job;
+
     /// A stream with mean time between failures `mtbf_s` (s), starting at time 0.
     pub fn new(mtbf_s: f64, rng: Pcg64Mcg) -> Self {
         Self::with_first_batch(mtbf_s, rng, Self::AHEAD)
@@ -351,6 +354,16 @@ impl ExponentialStream {
     pub fn with_first_batch(mtbf_s: f64, rng: Pcg64Mcg, first_batch: usize) -> Self {
         let batch = first_batch.clamp(1, Self::AHEAD);
         ExponentialStream { mtbf_s, ahead_s: [0.0; Self::AHEAD], next: Self::AHEAD, batch, now_s: 0.0, rng }
+    }
+
+    /// The failure times already drawn and not yet given, at most `max` of them, given now
+    /// (consumed) as one slice: what [`FailureStream::next_failure`] would give next, without
+    /// drawing (a [`Tape`](tape::Tape) records them at once).
+    pub fn take_ahead(&mut self, max: usize) -> &[f64] {
+        let start = self.next.min(Self::AHEAD);
+        let end = start + max.min(Self::AHEAD - start);
+        self.next = end;
+        &self.ahead_s[start..end]
     }
 
     /// Draws the next batch of times and returns the first of them, consumed.
@@ -408,7 +421,7 @@ impl FailureStream for ExponentialStream {
             }
             None => self.refill(),
         };
-        Failure { time_s, scope: FailureScope::Job }
+        Failure { time_s, scope: Self::SCOPE }
     }
 }
 
@@ -1066,6 +1079,29 @@ mod tests {
 
     /// The failure model in words says what tells models apart: no `nodes 1×` for one node,
     /// no `stationary`/`fresh` for memoryless (exponential) laws, both where they matter.
+    /// [`ExponentialStream::take_ahead`] gives the times [`FailureStream::next_failure`]
+    /// would give next, as many as are drawn and asked for, and the stream goes on after them.
+    #[test]
+    fn taking_ahead_gives_the_next_failures() {
+        let rng = || crate::runner::stream_rng(3, 4, 0);
+        let fresh: Vec<f64> = {
+            let mut s = ExponentialStream::new(50.0, rng());
+            (0..40).map(|_| s.next_failure().time_s).collect()
+        };
+        for (pulls, max) in [(1, 100), (1, 3), (3, 0), (8, 5), (9, 7), (5, 1), (0, 4)] {
+            let mut s = ExponentialStream::new(50.0, rng());
+            let mut got: Vec<f64> = (0..pulls).map(|_| s.next_failure().time_s).collect();
+            let ahead = s.take_ahead(max).to_vec();
+            // Only what the batch holds: the rest of the 8 drawn with the pulls' last batch.
+            let held = (ExponentialStream::AHEAD - pulls % ExponentialStream::AHEAD) % ExponentialStream::AHEAD;
+            let held = if pulls == 0 { 0 } else { held };
+            assert_eq!(ahead.len(), held.min(max), "pulls {pulls}, max {max}");
+            got.extend(ahead);
+            got.extend((got.len()..40).map(|_| s.next_failure().time_s));
+            assert_eq!(got, fresh, "pulls {pulls}, max {max}");
+        }
+    }
+
     #[test]
     fn describe_names_nodes_and_start_only_where_they_matter() {
         let exp = Law::exponential(3600.0).unwrap();

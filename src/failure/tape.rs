@@ -7,7 +7,7 @@
 //! by cohorts, a trace or a correlated stream is drawn once per replication instead of once per
 //! point.
 
-use super::{ExponentialStream, Failure, FailureStream, Failures, Stream};
+use super::{ExponentialStream, Failure, FailureScope, FailureStream, Failures, Stream};
 
 /// The failures of one replication's stream recorded so far, with the stream that draws more
 /// on demand.
@@ -121,6 +121,17 @@ pub struct Replay<'t, 'a> {
     own: Option<Stream>,
 }
 
+/// Appends `f` to `seen`, a recording of at most `limit` failures that has room for it,
+/// growing it by doubling but never past the limit (the limit bounds the memory).
+fn record_in(seen: &mut Vec<Failure>, limit: usize, f: Failure) {
+    let len = seen.len();
+    debug_assert!(len < limit, "no room on the tape");
+    if len == seen.capacity() {
+        seen.reserve_exact(len.max(8).min(limit - len));
+    }
+    seen.push(f);
+}
+
 impl Replay<'_, '_> {
     /// The next failure where it is not recorded yet.
     #[cold]
@@ -134,13 +145,18 @@ impl Replay<'_, '_> {
         if self.next - 1 == tape.drawn {
             let f = tape.source.next_failure();
             tape.drawn += 1;
-            let len = tape.seen.len();
-            if len < tape.limit {
-                // Grow by doubling, but never past the limit: the limit bounds the memory.
-                if len == tape.seen.capacity() {
-                    tape.seen.reserve_exact(len.max(8).min(tape.limit - len));
+            if tape.seen.len() < tape.limit {
+                record_in(&mut tape.seen, tape.limit, f);
+                // A Poisson stream holds the rest of its batch already drawn: recorded at
+                // once, the replay's next pulls find them on the tape (the same failures,
+                // without a call each).
+                if let Stream::Exponential(source) = &mut tape.source {
+                    let ahead = source.take_ahead(tape.limit - tape.seen.len());
+                    tape.drawn += ahead.len();
+                    for &time_s in ahead {
+                        record_in(&mut tape.seen, tape.limit, Failure { time_s, scope: FailureScope::Job });
+                    }
                 }
-                tape.seen.push(f);
             }
             return f;
         }
@@ -193,7 +209,11 @@ mod tests {
         for n in [10, 30, 5, 50, 40] {
             assert_eq!(times(&mut tape.replay(), n), fresh[..n]);
         }
-        assert_eq!(tape.recorded(), 50);
+        // The 50 pulled, and the rest of the Poisson stream's last batch, already drawn.
+        let recorded = tape.recorded();
+        assert!((50..50 + ExponentialStream::AHEAD).contains(&recorded), "{recorded} recorded");
+        assert!(tape.complete());
+        assert_eq!(times(&mut tape.replay(), recorded), times(&mut failures.stream(7, 3, 0.0), recorded));
     }
 
     #[test]
