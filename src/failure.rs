@@ -1077,8 +1077,6 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    /// The failure model in words says what tells models apart: no `nodes 1×` for one node,
-    /// no `stationary`/`fresh` for memoryless (exponential) laws, both where they matter.
     /// [`ExponentialStream::take_ahead`] gives the times [`FailureStream::next_failure`]
     /// would give next, as many as are drawn and asked for, and the stream goes on after them.
     #[test]
@@ -1102,6 +1100,8 @@ mod tests {
         }
     }
 
+    /// The failure model in words says what tells models apart: no `nodes 1×` for one node,
+    /// no `stationary`/`fresh` for memoryless (exponential) laws, both where they matter.
     #[test]
     fn describe_names_nodes_and_start_only_where_they_matter() {
         let exp = Law::exponential(3600.0).unwrap();

@@ -7,7 +7,7 @@
 //! by cohorts, a trace or a correlated stream is drawn once per replication instead of once per
 //! point.
 
-use super::{ExponentialStream, Failure, FailureScope, FailureStream, Failures, Stream};
+use super::{ExponentialStream, Failure, FailureStream, Failures, Stream};
 
 /// The failures of one replication's stream recorded so far, with the stream that draws more
 /// on demand.
@@ -123,6 +123,7 @@ pub struct Replay<'t, 'a> {
 
 /// Appends `f` to `seen`, a recording of at most `limit` failures that has room for it,
 /// growing it by doubling but never past the limit (the limit bounds the memory).
+#[inline]
 fn record_in(seen: &mut Vec<Failure>, limit: usize, f: Failure) {
     let len = seen.len();
     debug_assert!(len < limit, "no room on the tape");
@@ -130,6 +131,19 @@ fn record_in(seen: &mut Vec<Failure>, limit: usize, f: Failure) {
         seen.reserve_exact(len.max(8).min(limit - len));
     }
     seen.push(f);
+}
+
+/// Records in `seen` (at most `limit` failures) the times `source` holds already drawn, and
+/// counts them in `drawn`: recorded at once, a replay's next pulls find them on the tape (the
+/// same failures, without a call each). Not inlined, so that [`Replay::draw`] keeps a small
+/// frame for the other streams.
+#[inline(never)]
+fn record_ahead(source: &mut ExponentialStream, seen: &mut Vec<Failure>, drawn: &mut usize, limit: usize) {
+    let ahead = source.take_ahead(limit - seen.len());
+    *drawn += ahead.len();
+    for &time_s in ahead {
+        record_in(seen, limit, Failure { time_s, scope: ExponentialStream::SCOPE });
+    }
 }
 
 impl Replay<'_, '_> {
@@ -147,15 +161,8 @@ impl Replay<'_, '_> {
             tape.drawn += 1;
             if tape.seen.len() < tape.limit {
                 record_in(&mut tape.seen, tape.limit, f);
-                // A Poisson stream holds the rest of its batch already drawn: recorded at
-                // once, the replay's next pulls find them on the tape (the same failures,
-                // without a call each).
                 if let Stream::Exponential(source) = &mut tape.source {
-                    let ahead = source.take_ahead(tape.limit - tape.seen.len());
-                    tape.drawn += ahead.len();
-                    for &time_s in ahead {
-                        record_in(&mut tape.seen, tape.limit, Failure { time_s, scope: FailureScope::Job });
-                    }
+                    record_ahead(source, &mut tape.seen, &mut tape.drawn, tape.limit);
                 }
             }
             return f;
