@@ -47,11 +47,10 @@
 //!    alone on the same recorded streams (the target's reading: the stream is the paths' common
 //!    input, drawn once and replayed to both, as the runner does), and, informative, all in,
 //!    each path building and drawing its own stream (bounded by the draws-alone floor, printed
-//!    too); before timing, the two
-//!    paths are asserted to give the same record on every replication measured: identical
-//!    counters, and wall times equal up to rounding (the fast path multiplies where the
-//!    per-segment path sums chunk by chunk; how many differ, and by how many ulp at most, is
-//!    printed);
+//!    too); before timing, the two paths are asserted to give the same record on every
+//!    replication measured: identical counters, and wall times equal up to rounding (the
+//!    fast path multiplies where the per-segment path sums chunk by chunk; how many differ,
+//!    and by how many ulp at most, is printed);
 //! 4. fast-path time per replication at T/8 ÷ at T, ≤ 1.5;
 //! 5. runner replications per second (informative).
 //!

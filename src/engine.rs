@@ -624,7 +624,7 @@ const MAX_FLOAT_FULL_CHUNKS: u64 = (1 << 52) - 1;
 /// How the fast path's loop counts chunks: in [`f64`] (exact integers, no conversion between
 /// integers and floats in the loop) up to [`MAX_FLOAT_FULL_CHUNKS`] full chunks, in [`i64`]
 /// (exact to 2⁶³) past it.
-trait ChunkCount: Copy + PartialOrd + std::ops::SubAssign {
+trait ChunkCount: Copy + PartialOrd + std::ops::Sub<Output = Self> + std::ops::SubAssign {
     /// No chunks.
     const ZERO: Self;
     /// `count` chunks.
@@ -874,8 +874,7 @@ fn periodic_loop<S: FailureStream, L: CauseLedger, C: ChunkCount, W: Switches>(
     }
     // Every committed chunk wrote a checkpoint; the last one too when the job completed
     // with its final write.
-    let mut committed = full_chunks;
-    committed -= full_left;
+    let committed = full_chunks - full_left;
     rec.checkpoints = committed.to_u64();
     // Every failure struck computing or writing ended in one completed restart; the others
     // struck restarts. (Counted here, not in the loop: one counter fewer to keep there.)
