@@ -1,0 +1,1 @@
+//! The docs: every relative link and every file they cite exists.

@@ -1,0 +1,1 @@
+//! The output folder contract (DESIGN.md, "Output contract").

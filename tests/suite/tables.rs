@@ -1,0 +1,1 @@
+//! Default terminal tables fit 100 columns.
