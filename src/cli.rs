@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
 use crate::error::Error;
+use crate::outdir::OutDir;
 use crate::partial;
 use crate::report::{self, csv_number};
 use crate::runner;
@@ -87,6 +88,10 @@ pub(crate) fn number_arg<T: std::str::FromStr + Clone + Send + Sync + 'static>(
     move |text: &str| text.trim().parse::<T>().map_err(|_| format!("accepted is {accepted}"))
 }
 
+/// The default `--out`: a folder of the current one, never the committed `results/`
+/// (DESIGN.md, "Output contract"); `.gitignore` lists it.
+pub const DEFAULT_OUT: &str = "ckptsim-out";
+
 /// What `--threads` accepts.
 pub(crate) const THREADS_ACCEPTED: &str = "an integer from 1 to 1024";
 
@@ -150,7 +155,7 @@ pub struct TraceStatsArgs {
     #[arg(long, requires = "system")]
     pub fragment: bool,
     /// Folder for `<log stem>-stats.csv`.
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
     /// What to print on stdout: the table, or the CSV that is also written to --out.
     #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV))]
@@ -202,7 +207,7 @@ pub struct OptimizeArgs {
     /// Folder for `<name>-optimize.json`, the curve `<name>-optimize.csv` and its plot
     /// `<name>-optimize.svg`; for a sweep of several searches, the summary as
     /// `<name>-optimize.{json,csv,svg}` and each case's curve as `<name>-optimize-<case>.{csv,svg}`.
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
     /// What to print on stdout: the table, a Markdown table, the CSV (the curve; the summary
     /// for several searches) or the JSON.
@@ -229,7 +234,7 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// Folder for the CSV and JSON files.
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
     /// What to print on stdout (csv and json: one scenario only).
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -263,7 +268,7 @@ pub struct MergeArgs {
     #[arg(required = true)]
     pub partials: Vec<PathBuf>,
     /// Folder for the merged CSV and JSON.
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = DEFAULT_OUT)]
     pub out: PathBuf,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -430,23 +435,15 @@ pub(crate) fn distinct_names<'a>(named: impl Iterator<Item = (&'a str, &'a std::
     Ok(())
 }
 
-/// Creates the output folder `out` and its parents. An `--out` that is, or lies under,
-/// something other than a folder is bad usage (exit 2); other failures are I/O errors.
-pub(crate) fn create_out_dir(out: &std::path::Path) -> anyhow::Result<()> {
-    // The nearest part of the path that exists must be a folder.
-    if let Some(existing) = out.ancestors().filter(|a| !a.as_os_str().is_empty()).find(|a| a.exists())
-        && !existing.is_dir()
-    {
-        return Err(usage(format!(
-            "--out {}: {} exists and is not a folder; accepted is an output folder (created when missing)",
-            out.display(),
-            existing.display()
-        )));
-    }
-    std::fs::create_dir_all(out)
-        .map_err(|source| Error::Io { path: out.to_path_buf(), source })
-        .context("creating the output folder")?;
-    Ok(())
+/// Opens the output folder `out` (DESIGN.md, "Output contract"): created where missing,
+/// refused before any work where it cannot be written.
+pub(crate) fn open_out_dir(out: &std::path::Path) -> anyhow::Result<OutDir> {
+    Ok(OutDir::open(out)?)
+}
+
+/// The names of `paths`' files.
+pub(crate) fn file_names(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect()
 }
 
 /// Refuses, before any work, result paths that a folder stands in the way of (the run would
@@ -523,23 +520,21 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
             "{given} a fixed number of replications, not {adaptive}; accepted is --reps or run.replications"
         )));
     }
-    create_out_dir(&args.out)?;
+    let mut out = open_out_dir(&args.out)?;
     let inputs: Vec<&std::path::Path> = scenarios.iter().flat_map(|sc| sc.input_files()).collect();
-    writable_outputs(
-        scenarios.iter().zip(&stops).flat_map(|(sc, stop)| {
-            // A shard writes its partial file only; a whole run its results and, while it runs
-            // a fixed count, its saved progress.
-            let mut paths = vec![];
-            if matches!(stop, Stop::Replications(_)) {
-                paths.push(args.out.join(partial::file_name(sc, sharded)));
-            }
-            if sharded.is_none() {
-                paths.extend(result_paths(&args.out, sc, args.plot));
-            }
-            paths
-        }),
-        &inputs,
-    )?;
+    for (sc, stop) in scenarios.iter().zip(&stops) {
+        // A shard writes its partial file only; a whole run its results and, while it runs
+        // a fixed count, its saved progress.
+        let mut paths = vec![];
+        if matches!(stop, Stop::Replications(_)) {
+            paths.push(args.out.join(partial::file_name(sc, sharded)));
+        }
+        if sharded.is_none() {
+            paths.extend(claimed_paths(&args.out, sc, args.plot));
+        }
+        writable_outputs(paths.clone(), &inputs)?;
+        out.claim(&run_owner(sc, sharded), &file_names(&paths))?;
+    }
     if !args.resume {
         keep_saved_progress(&scenarios, &stops, &args.out, sharded)?;
     }
@@ -616,8 +611,11 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 }
                 bar.set_length(shard.len(total) * points);
                 bar.set_position(progress.done * points);
+                let owner = run_owner(sc, sharded);
+                let partial_name = partial::file_name(sc, sharded);
                 let mut save = |p: &runner::Progress| {
-                    report::write_atomic(&partial_path, partial::to_json(sc, seed, total, shard, p).as_bytes())
+                    out.write_file(&owner, &partial_name, partial::to_json(sc, seed, total, shard, p).as_bytes())
+                        .map(drop)
                 };
                 let stop_now = || interrupted.load(Ordering::Relaxed);
                 let outcome = pool.install(|| {
@@ -673,7 +671,7 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 // and a fresh run may replace. Saved even where the run ended before its first
                 // save: a kill while the results are written then loses nothing either.
                 save(&progress)?;
-                (runner::RunResult { replications: total, seed, summaries: progress.summaries }, Some(partial_path))
+                (runner::RunResult { replications: total, seed, summaries: progress.summaries }, Some(partial_name))
             }
         };
         // A blank line between two scenarios' Markdown: without it the next heading would
@@ -681,13 +679,10 @@ fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         if i > 0 && args.format == Format::Markdown {
             writeln!(stdout).context("writing to stdout")?;
         }
-        write_outputs(&mut stdout, sc, &result, &args.out, args.format, args.plot)?;
-        if let Some(path) = finished_partial.filter(|p| p.exists()) {
-            // The results' renames reach the disk before the progress's removal may: after a
-            // power loss the folder holds one or the other. Not every system syncs a folder
-            // (Windows cannot open one), and where it cannot the order is the OS's.
-            let _ = std::fs::File::open(&args.out).and_then(|d| d.sync_all());
-            std::fs::remove_file(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        write_outputs(&mut stdout, sc, &result, &out, args.format, args.plot)?;
+        if let Some(name) = finished_partial {
+            // After the results: a kill between the two leaves a complete partial, never neither.
+            out.remove_file(&run_owner(sc, None), &name)?;
         }
         // A signal while the results were written (plots can take a while) waited for the
         // files to be whole; it still ends the command before the next scenario.
@@ -713,29 +708,48 @@ fn result_paths(out: &std::path::Path, sc: &scenario::Scenario, plot: bool) -> V
     paths
 }
 
-/// Writes a run's CSV, JSON (and plots) to `out` and shows it on stdout.
+/// The files of [`result_paths`] a run of `sc` claims (DESIGN.md, "Output contract"): all but
+/// the split by cause where its failures have one cause, so that a scenario `foo` does not
+/// claim the CSV of a scenario `foo-causes`.
+fn claimed_paths(out: &std::path::Path, sc: &scenario::Scenario, plot: bool) -> Vec<PathBuf> {
+    let causes = format!("{}-causes.", sc.name);
+    let split = !sc.causes().is_empty();
+    result_paths(out, sc, plot)
+        .into_iter()
+        .filter(|p| split || !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&causes)))
+        .collect()
+}
+
+/// The set of files a run of `sc` writes into an output folder (DESIGN.md, "Output contract"):
+/// `run NAME`, or `run NAME --shard I/N` for a shard's partial file.
+pub(crate) fn run_owner(sc: &scenario::Scenario, shard: Option<runner::Shard>) -> String {
+    match shard {
+        None => format!("run {}", sc.name),
+        Some(s) => format!("run {} --shard {}/{}", sc.name, s.index, s.count),
+    }
+}
+
+/// Writes a run's CSV, JSON (and plots) to `out` as one set and shows it on stdout.
 fn write_outputs(
     stdout: &mut impl Write,
     sc: &scenario::Scenario,
     result: &runner::RunResult,
-    out: &std::path::Path,
+    out: &OutDir,
     format: Format,
     plot: bool,
 ) -> anyhow::Result<()> {
-    let (csv_path, json_path) = report::output_paths(out, sc);
     for w in [report::never_struck_warning(sc, result), report::few_failures_warning(sc, result)].into_iter().flatten()
     {
         eprintln!("warning: {}: {w}", sc.path.display());
     }
     let rep = report::Report::new(sc, result);
     let (csv, json) = (rep.csv(), rep.json());
-    report::write_atomic(&csv_path, csv.as_bytes())?;
-    report::write_atomic(&json_path, json.as_bytes())?;
-    let mut written = vec![csv_path, json_path];
+    let mut files = vec![
+        (format!("{}.csv", sc.name), csv.clone().into_bytes()),
+        (format!("{}.json", sc.name), json.clone().into_bytes()),
+    ];
     if let Some(causes) = rep.causes_csv() {
-        let path = out.join(format!("{}-causes.csv", sc.name));
-        report::write_atomic(&path, causes.as_bytes())?;
-        written.push(path);
+        files.push((format!("{}-causes.csv", sc.name), causes.into_bytes()));
     }
     if plot {
         let plots = rep.plots()?;
@@ -757,12 +771,13 @@ fn write_outputs(
             );
         }
         for (suffix, svg) in plots {
-            let path = out.join(format!("{}-{suffix}.svg", sc.name));
-            report::write_atomic(&path, svg.as_bytes())?;
-            written.push(path);
+            files.push((format!("{}-{suffix}.svg", sc.name), svg.into_bytes()));
         }
     }
-    remove_stale_outputs(&result_paths(out, sc, plot), &written)?;
+    let committed = out.commit(&run_owner(sc, None), &files, &file_names(&result_paths(out.path(), sc, plot)))?;
+    for path in &committed.removed {
+        eprintln!("note: removed {} (written by an earlier run of {}; this run has none)", path.display(), sc.name);
+    }
     let shown = match format {
         Format::Table => rep.table(),
         Format::Csv => csv,
@@ -771,22 +786,7 @@ fn write_outputs(
     };
     stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
     if format == Format::Table {
-        writeln!(stdout, "{}", wrote_line(&written)).context("writing to stdout")?;
-    }
-    Ok(())
-}
-
-/// Removes the files of `paths` (what a run of the scenario may write) that this run did not
-/// write (`written`) but an earlier one left: a `-causes.csv` of failures that came from several
-/// causes beside results where they no longer do, or a plot this run has no data for, would
-/// otherwise read as part of these results. Says so on stderr.
-fn remove_stale_outputs(paths: &[PathBuf], written: &[PathBuf]) -> anyhow::Result<()> {
-    for path in paths.iter().filter(|p| !written.contains(p)) {
-        match std::fs::remove_file(path) {
-            Ok(()) => eprintln!("note: removed {} (left by an earlier run; this run has none)", path.display()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(Error::Io { path: path.clone(), source }.into()),
-        }
+        writeln!(stdout, "{}", wrote_line(&committed.written)).context("writing to stdout")?;
     }
     Ok(())
 }
@@ -893,11 +893,13 @@ fn parse_shard(text: &str) -> anyhow::Result<runner::Shard> {
 fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     let partials = args.partials.iter().map(|p| partial::read(p)).collect::<Result<Vec<_>, _>>()?;
     let (sc, result) = partial::merge(&partials)?;
-    create_out_dir(&args.out)?;
+    let mut out = open_out_dir(&args.out)?;
     let inputs: Vec<&std::path::Path> = args.partials.iter().map(|p| p.as_path()).collect();
-    writable_outputs(result_paths(&args.out, &sc, args.plot), &inputs)?;
+    let paths = claimed_paths(&args.out, &sc, args.plot);
+    writable_outputs(paths.clone(), &inputs)?;
+    out.claim(&run_owner(&sc, None), &file_names(&paths))?;
     let mut stdout = std::io::stdout().lock();
-    write_outputs(&mut stdout, &sc, &result, &args.out, args.format, args.plot)
+    write_outputs(&mut stdout, &sc, &result, &out, args.format, args.plot)
 }
 
 /// Replications behind every candidate of `optimize` unless the scenario asks for more.
@@ -969,7 +971,8 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let seed = args.control.seed.unwrap_or(sc.run.seed);
     let pool = thread_pool(args.control.threads)?;
     let cases = crate::optimize::cases(&sc);
-    let file = |suffix: &str| args.out.join(format!("{}-optimize{suffix}", sc.name));
+    let name = |suffix: &str| format!("{}-optimize{suffix}", sc.name);
+    let file = |suffix: &str| args.out.join(name(suffix));
     // One search writes <name>-optimize.{json,csv,svg}; several write the summary as
     // <name>-optimize.{json,csv} (and .svg, over one numeric swept key) and each case's curve
     // as <name>-optimize-<k>.{csv,svg}.
@@ -980,8 +983,11 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         );
     }
     // Before the search, so a bad --out costs nothing.
-    create_out_dir(&args.out)?;
-    writable_outputs(outputs, &sc.input_files())?;
+    let mut out = open_out_dir(&args.out)?;
+    let owner = format!("optimize {}", sc.name);
+    writable_outputs(outputs.clone(), &sc.input_files())?;
+    out.claim(&owner, &file_names(&outputs))?;
+    let may_remove = file_names(&outputs);
     // The bar counts per mille of each search: a search's length is known only roughly
     // until its refinement grid is laid out.
     let bar = ProgressBar::with_draw_target(Some(SEARCH_STEPS * cases.len() as u64), ProgressDrawTarget::stderr());
@@ -1004,14 +1010,13 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         let opt = opt?;
         let json = report::optimum_json(&sc, seed, &opt);
         let csv = report::optimum_csv(&opt);
-        report::write_atomic(&file(".json"), json.as_bytes())?;
-        report::write_atomic(&file(".csv"), csv.as_bytes())?;
-        report::write_atomic(&file(".svg"), report::optimum_svg(&sc.name, point, &opt)?.as_bytes())?;
+        let svg = report::optimum_svg(&sc.name, point, &opt)?;
+        let files = [(".json", json.as_bytes()), (".csv", csv.as_bytes()), (".svg", svg.as_bytes())]
+            .map(|(ext, bytes)| (name(ext), bytes.to_vec()));
+        let committed = out.commit(&owner, &files, &may_remove)?;
         let shown = match args.format {
             Format::Table => {
-                report::optimum_table(&sc.name, point, seed, &opt)
-                    + "\n"
-                    + &wrote_line(&[file(".json"), file(".csv"), file(".svg")])
+                report::optimum_table(&sc.name, point, seed, &opt) + "\n" + &wrote_line(&committed.written)
             }
             Format::Markdown => report::optimum_markdown(&sc.name, point, seed, &opt),
             Format::Csv => csv,
@@ -1030,29 +1035,28 @@ fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
     let mut details = String::new();
+    let json = report::optimum_cases_json(&sc, seed, &results);
+    let csv = report::optimum_cases_csv(&results);
+    let mut files = vec![(name(".json"), json.clone().into_bytes()), (name(".csv"), csv.clone().into_bytes())];
+    if let Some(svg) = report::optimum_cases_svg(&sc, &results) {
+        files.push((name(".svg"), svg?.into_bytes()));
+    }
+    let summary_files = files.len();
     for (case, opt) in &results {
         let heading = format!("{} case {} ({})", sc.name, case.index, case_words(case));
-        report::write_atomic(&file(&format!("-{}.csv", case.index)), report::optimum_csv(opt).as_bytes())?;
+        files.push((name(&format!("-{}.csv", case.index)), report::optimum_csv(opt).into_bytes()));
         let svg = report::optimum_svg(&heading, case.point, opt)?;
-        report::write_atomic(&file(&format!("-{}.svg", case.index)), svg.as_bytes())?;
+        files.push((name(&format!("-{}.svg", case.index)), svg.into_bytes()));
         details.push_str(&report::optimum_table(&heading, case.point, seed, opt));
         details.push('\n');
     }
-    let mut written = vec![file(".json"), file(".csv")];
-    if let Some(svg) = report::optimum_cases_svg(&sc, &results) {
-        report::write_atomic(&file(".svg"), svg?.as_bytes())?;
-        written.push(file(".svg"));
-    }
-    let json = report::optimum_cases_json(&sc, seed, &results);
-    let csv = report::optimum_cases_csv(&results);
-    report::write_atomic(&file(".json"), json.as_bytes())?;
-    report::write_atomic(&file(".csv"), csv.as_bytes())?;
+    let committed = out.commit(&owner, &files, &may_remove)?;
     let shown = match args.format {
         Format::Table => {
             details
                 + &report::optimum_cases_table(&sc, seed, &results)
                 + "\n"
-                + &wrote_line(&written)
+                + &wrote_line(&committed.written[..summary_files])
                 + &format!("  and each case's curve in {} and .svg\n", file("-<case>.csv").display())
         }
         Format::Markdown => report::optimum_cases_markdown(&sc, seed, &results),
@@ -1094,7 +1098,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
         return Ok(());
     }
-    create_out_dir(&args.out)?;
+    let mut out = open_out_dir(&args.out)?;
     let stem = args
         .log
         .file_name()
@@ -1102,8 +1106,11 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         .unwrap_or_default();
     let csv_path = args.out.join(format!("{stem}-stats.csv"));
     writable_outputs([csv_path.clone()], &[args.log.as_path()])?;
+    let owner = format!("trace stats {stem}");
+    let csv_name = format!("{stem}-stats.csv");
+    out.claim(&owner, std::slice::from_ref(&csv_name))?;
     let csv = trace::stats_csv(&stats);
-    report::write_atomic(&csv_path, csv.as_bytes())?;
+    out.commit(&owner, &[(csv_name, csv.clone().into_bytes())], &[])?;
     let shown = match args.format {
         Format::Csv => csv,
         // As under run's table: the notes, the files written, a blank line.

@@ -60,6 +60,15 @@ pub enum Error {
     /// Bad command-line usage that clap cannot see (for example an empty sweep).
     #[error("{0}")]
     Usage(String),
+    /// The output folder cannot take this command's files: found before any work
+    /// (DESIGN.md, "Output contract").
+    #[error("--out {}: {message}", path.display())]
+    Output {
+        /// The folder or the file in it.
+        path: PathBuf,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -221,6 +230,7 @@ impl Error {
             // any replication: an input out of range, as the message says.
             Error::Scenario { .. }
             | Error::Usage(_)
+            | Error::Output { .. }
             | Error::PrecisionUnreachable { .. }
             | Error::HopelessJob { .. }
             | Error::UnfinishableInterval { .. }

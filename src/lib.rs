@@ -17,6 +17,7 @@ pub mod failure;
 pub mod forecast;
 pub mod input;
 pub mod optimize;
+pub mod outdir;
 pub mod partial;
 pub mod policy;
 pub mod report;

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Format, create_out_dir, distinct_names, number_arg, thread_pool, usage, writable_outputs};
+use super::{Format, distinct_names, file_names, number_arg, open_out_dir, thread_pool, usage, writable_outputs};
 use crate::efficiency;
 use crate::error::{Error, Origin};
-use crate::report::{self, efficiency::EfficiencyReport};
+use crate::report::efficiency::EfficiencyReport;
 
 /// Arguments of `ckptsim efficiency`.
 #[derive(Debug, clap::Args)]
@@ -125,16 +125,14 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         .map(|p| efficiency::load(p, &sets).map_err(|e| args.at_flag(e)))
         .collect::<Result<Vec<_>, _>>()?;
     distinct_names(studies.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
-    create_out_dir(&args.out)?;
+    let mut out = open_out_dir(&args.out)?;
     let inputs: Vec<&std::path::Path> =
         studies.iter().flat_map(|sc| [sc.path.as_path(), sc.schedule.path.as_path()]).collect();
-    writable_outputs(
-        studies.iter().flat_map(|sc| {
-            let plot = if args.plot { Some(args.out.join(format!("{}-efficiency.svg", sc.name))) } else { None };
-            ["csv", "json"].map(|ext| args.out.join(format!("{}.{ext}", sc.name))).into_iter().chain(plot)
-        }),
-        &inputs,
-    )?;
+    for sc in &studies {
+        let paths = result_names(sc).map(|name| args.out.join(name));
+        writable_outputs(paths.clone(), &inputs)?;
+        out.claim(&owner(sc), &file_names(&paths))?;
+    }
     let mut stdout = std::io::stdout().lock();
     for (i, sc) in studies.iter().enumerate() {
         let reps = args.reps.unwrap_or(sc.replications);
@@ -162,13 +160,16 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         let rep = EfficiencyReport::new(sc, &result);
         let (csv, json) = (rep.csv(), rep.json());
         let svg = if args.plot { rep.plot()? } else { None };
-        let csv_path = args.out.join(format!("{}.csv", sc.name));
-        let json_path = args.out.join(format!("{}.json", sc.name));
-        report::write_atomic(&csv_path, csv.as_bytes())?;
-        report::write_atomic(&json_path, json.as_bytes())?;
-        let svg_path = args.out.join(format!("{}-efficiency.svg", sc.name));
+        let [csv_name, json_name, svg_name] = result_names(sc);
+        let mut files = vec![(csv_name, csv.clone().into_bytes()), (json_name, json.clone().into_bytes())];
+        if let Some(svg) = &svg {
+            files.push((svg_name.clone(), svg.clone().into_bytes()));
+        }
+        // Without --plot an earlier run's plot stays: it is of the same study.
+        let may_remove = if args.plot { vec![svg_name] } else { vec![] };
+        let committed = out.commit(&owner(sc), &files, &may_remove)?;
         match &svg {
-            Some(svg) => report::write_atomic(&svg_path, svg.as_bytes())?,
+            Some(_) => {}
             None if args.plot => eprintln!(
                 "note: {}: no plot: no numeric key is swept (policy.factor, machine.failure_rate, machine.bandwidth, ...)",
                 sc.name
@@ -193,12 +194,19 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
         };
         stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
         if args.format == Format::Table {
-            let mut written = vec![csv_path.clone(), json_path.clone()];
-            if svg.is_some() {
-                written.push(svg_path.clone());
-            }
-            writeln!(stdout, "{}", super::wrote_line(&written))?;
+            writeln!(stdout, "{}", super::wrote_line(&committed.written))?;
         }
     }
     Ok(())
+}
+
+/// The files an efficiency study writes: `<name>.csv`, `<name>.json`, `<name>-efficiency.svg`.
+fn result_names(sc: &efficiency::EfficiencyScenario) -> [String; 3] {
+    [format!("{}.csv", sc.name), format!("{}.json", sc.name), format!("{}-efficiency.svg", sc.name)]
+}
+
+/// The set an efficiency study's files belong to: the same as `run`'s, as both write
+/// `<name>.csv` and `<name>.json`.
+fn owner(sc: &efficiency::EfficiencyScenario) -> String {
+    format!("run {}", sc.name)
 }

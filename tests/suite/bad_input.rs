@@ -38,7 +38,7 @@ fn rejects(text: &str, extra: &[&str], expected: &[&str]) {
     for e in expected {
         assert!(stderr.contains(e), "stderr lacks {e:?}:\n{stderr}");
     }
-    let left: Vec<_> = fs::read_dir(&out).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    let left = super::entries(&out);
     assert!(left.is_empty(), "files left behind: {left:?}");
 }
 
@@ -629,7 +629,7 @@ fn outcome(args: &[&str], out: bool) -> (Option<i32>, String, Vec<std::path::Pat
     let o = ckptsim(&all);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "{stderr}");
-    let left = fs::read_dir(&dir).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    let left = super::entries(&dir);
     (o.status.code(), stderr, left)
 }
 
@@ -1240,7 +1240,7 @@ fn a_folder_where_any_result_goes() {
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(&format!("{folder} is a folder, where a result file goes")), "{args:?}: {stderr}");
-        let left: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = super::entries(&out).iter().map(|p| p.file_name().unwrap().to_owned()).collect();
         assert_eq!(left, [folder], "{args:?}: nothing written");
     }
 }

@@ -263,8 +263,8 @@ fn unwritable_out_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("not-a-folder");
     fs::write(&file, "x").unwrap();
-    // Under a file: bad usage (exit 2); where the system refuses: an I/O error (exit 1).
-    for (out, code) in [(file.join("sub"), 2), (std::path::PathBuf::from("/proc/ckptsim-cannot-write-here"), 1)] {
+    // Under a file, or where the system refuses: bad usage (exit 2), before any replication.
+    for (out, code) in [(file.join("sub"), 2), (std::path::PathBuf::from("/proc/ckptsim-cannot-write-here"), 2)] {
         let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "10", "--out", out.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(code), "{err}");
@@ -486,7 +486,7 @@ fn results_never_replace_their_inputs() {
         (vec!["run".into(), format!("{d}/s.toml")], "s.csv", log),
     ];
     for (args, input, text) in cases {
-        let before: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let before = super::entries(dir);
         let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
         args.extend(["--out", d]);
         let o = ckptsim(&args);
@@ -495,7 +495,7 @@ fn results_never_replace_their_inputs() {
         assert!(stderr.contains(&format!("is the input {d}/{input}")), "{stderr}");
         assert!(stderr.contains("would replace the input"), "{stderr}");
         assert_eq!(fs::read_to_string(dir.join(input)).unwrap(), text, "{input} was changed");
-        let after: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let after = super::entries(dir);
         assert_eq!(before.len(), after.len(), "files written: {after:?}");
     }
     // The same run into another folder works: the guard is about the paths only.

@@ -260,7 +260,7 @@ fn rejects_in(input: &str, toml: &str, csv: &str, extra: &[&str], expected: &[&s
     for e in expected {
         assert!(stderr.contains(e), "stderr lacks {e:?}:\n{stderr}");
     }
-    let left: Vec<_> = fs::read_dir(&out).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    let left = super::entries(&out);
     assert!(left.is_empty(), "files left behind: {left:?}");
 }
 

@@ -88,3 +88,10 @@ pub fn inline(text: &str) -> Scenario {
 pub fn simulate(sc: &Scenario, reps: u64, seed: u64) -> RunResult {
     runner::run(sc, Stop::Replications(reps), seed, &|_| {}, &|_| {}).expect("the run completes")
 }
+
+/// The entries of the folder `dir` (empty where it does not exist), less the state folder
+/// `.ckptsim` that every command keeps in its output folder (locks and records, no result).
+pub fn entries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else { return vec![] };
+    read.map(|e| e.unwrap().path()).filter(|p| p.file_name().is_none_or(|n| n != ckptsim::outdir::STATE_DIR)).collect()
+}

@@ -157,7 +157,7 @@ fn rejects(text: &str, expected: &[&str]) {
     for e in expected {
         assert!(err.contains(e), "expected {e:?} in {err}");
     }
-    assert!(!out.exists() || fs::read_dir(&out).unwrap().next().is_none(), "files left behind");
+    assert!(super::entries(&out).is_empty(), "files left behind");
 }
 
 #[test]

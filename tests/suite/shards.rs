@@ -388,7 +388,7 @@ fn refused(files: &[String], out: &Path, file: &str, key: &str) {
     assert!(err.contains(&format!("`{key}`")), "expected key `{key}` in {err}");
     assert!(err.contains("accepted"), "{key}: no accepted range in {err}");
     assert!(!err.contains("panicked"), "{key}: {err}");
-    let left: Vec<_> = fs::read_dir(out).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    let left: Vec<_> = super::entries(out).iter().map(|p| p.file_name().unwrap().to_owned()).collect();
     assert!(left.is_empty(), "{key}: output left behind: {left:?}");
 }
 
@@ -491,7 +491,7 @@ fn resume_refuses_saved_totals_that_overflow() {
     assert!(err.contains("`points[0].counters[4]`"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(fs::read(&saved[0]).unwrap(), before, "the saved progress is left as it was");
-    assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "nothing else is written");
+    assert_eq!(super::entries(&dir).len(), 1, "nothing else is written");
 }
 
 /// A stop is honoured after the first chunk, which is one replication per thread: a run of
