@@ -435,6 +435,15 @@ pub struct EfficiencyScenario {
     pub points: Vec<EfficiencyPoint>,
 }
 
+/// Whether the scenario text `text` is an efficiency study rather than a job's scenario: it
+/// has `[schedule]` or `[machine]` and neither `[job]` nor `[failures]`. Text that is not
+/// TOML is no study (the job scenario's reader then says what is wrong with it).
+pub fn is_study(text: &str) -> bool {
+    let Ok(table) = text.parse::<toml::Table>() else { return false };
+    let has = |key: &str| table.contains_key(key);
+    (has("schedule") || has("machine")) && !has("job") && !has("failures")
+}
+
 /// Whether `path` names an efficiency scenario (`.toml`) rather than a schedule CSV.
 pub fn is_scenario(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"))

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{Format, distinct_names, file_names, number_arg, open_out_dir, thread_pool, usage, writable_outputs};
 use crate::efficiency;
 use crate::error::{Error, Origin};
+use crate::outdir::OutDir;
 use crate::report::efficiency::EfficiencyReport;
 
 /// Arguments of `ckptsim efficiency`.
@@ -137,76 +138,103 @@ pub fn cmd_efficiency(args: &EfficiencyArgs) -> anyhow::Result<()> {
     for (i, sc) in studies.iter().enumerate() {
         let reps = args.reps.unwrap_or(sc.replications);
         let seed = args.control.seed.unwrap_or(sc.seed);
-        // Replications of every point: the bar moves within a point, not only between them.
-        let total = reps.saturating_mul(sc.points.len() as u64);
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications ({msg}), ETA {eta}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(sc.name.clone());
-        let points = sc.points.len() as u64;
-        bar.set_message(format!("point 1 of {points}"));
-        let result = pool.install(|| {
-            efficiency::run(sc, reps, seed, &|n| {
-                bar.inc(n);
-                let point = (bar.position() / reps.max(1) + 1).min(points);
-                bar.set_message(format!("point {point} of {points}"));
-            })
-        });
-        bar.finish_and_clear();
-        let result = result.with_context(|| format!("running {}", sc.path.display()))?;
-        let rep = EfficiencyReport::new(sc, &result);
-        let (csv, json) = (rep.csv(), rep.json());
-        let svg = if args.plot { rep.plot()? } else { None };
-        let [csv_name, json_name, svg_name] = result_names(sc);
-        let mut files = vec![(csv_name, csv.clone().into_bytes()), (json_name, json.clone().into_bytes())];
-        if let Some(svg) = &svg {
-            files.push((svg_name.clone(), svg.clone().into_bytes()));
+        let shown = Shown { format: args.format, plot: args.plot, first: i == 0 };
+        run_study(&mut stdout, &out, &pool, sc, reps, seed, shown)?;
+    }
+    Ok(())
+}
+
+/// How a study's results are shown: the format on stdout, whether plots are written, and
+/// whether it is the first of its command line.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shown {
+    /// What stdout shows.
+    pub format: Format,
+    /// Whether the plot is written.
+    pub plot: bool,
+    /// Whether the study is its command line's first.
+    pub first: bool,
+}
+
+/// Runs one efficiency study (claimed in `out`), writes its files as one set and shows it.
+pub(super) fn run_study(
+    stdout: &mut impl Write,
+    out: &OutDir,
+    pool: &rayon::ThreadPool,
+    sc: &efficiency::EfficiencyScenario,
+    reps: u64,
+    seed: u64,
+    shown: Shown,
+) -> anyhow::Result<()> {
+    // Replications of every point: the bar moves within a point, not only between them.
+    let total = reps.saturating_mul(sc.points.len() as u64);
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications ({msg}), ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(sc.name.clone());
+    let points = sc.points.len() as u64;
+    bar.set_message(format!("point 1 of {points}"));
+    let result = pool.install(|| {
+        efficiency::run(sc, reps, seed, &|n| {
+            bar.inc(n);
+            let point = (bar.position() / reps.max(1) + 1).min(points);
+            bar.set_message(format!("point {point} of {points}"));
+        })
+    });
+    bar.finish_and_clear();
+    let result = result.with_context(|| format!("running {}", sc.path.display()))?;
+    let rep = EfficiencyReport::new(sc, &result);
+    let (csv, json) = (rep.csv(), rep.json());
+    let svg = if shown.plot { rep.plot()? } else { None };
+    let [csv_name, json_name, svg_name] = result_names(sc);
+    let mut files = vec![(csv_name, csv.clone().into_bytes()), (json_name, json.clone().into_bytes())];
+    if let Some(svg) = &svg {
+        files.push((svg_name.clone(), svg.clone().into_bytes()));
+    }
+    // Without --plot an earlier run's plot stays: it is of the same study.
+    let may_remove = if shown.plot { vec![svg_name] } else { vec![] };
+    let committed = out.commit(&owner(sc), &files, &may_remove)?;
+    match &svg {
+        Some(_) => {}
+        None if shown.plot => eprintln!(
+            "note: {}: no plot: no numeric key is swept (policy.factor, machine.failure_rate, machine.bandwidth, ...)",
+            sc.name
+        ),
+        None => {}
+    }
+    for (p, r) in sc.points.iter().zip(&result.points) {
+        for w in &r.warnings {
+            eprintln!("warning: {}: point {}: {w}", sc.name, p.index);
         }
-        // Without --plot an earlier run's plot stays: it is of the same study.
-        let may_remove = if args.plot { vec![svg_name] } else { vec![] };
-        let committed = out.commit(&owner(sc), &files, &may_remove)?;
-        match &svg {
-            Some(_) => {}
-            None if args.plot => eprintln!(
-                "note: {}: no plot: no numeric key is swept (policy.factor, machine.failure_rate, machine.bandwidth, ...)",
-                sc.name
-            ),
-            None => {}
-        }
-        for (p, r) in sc.points.iter().zip(&result.points) {
-            for w in &r.warnings {
-                eprintln!("warning: {}: point {}: {w}", sc.name, p.index);
-            }
-        }
-        // A blank line between two studies' Markdown: without it the next heading would read
-        // as a row of the table before it.
-        if i > 0 && args.format == Format::Markdown {
-            writeln!(stdout).context("writing to stdout")?;
-        }
-        let shown = match args.format {
-            Format::Table => rep.table(),
-            Format::Csv => csv,
-            Format::Json => json,
-            Format::Markdown => rep.markdown(),
-        };
-        stdout.write_all(shown.as_bytes()).context("writing to stdout")?;
-        if args.format == Format::Table {
-            writeln!(stdout, "{}", super::wrote_line(&committed.written))?;
-        }
+    }
+    // A blank line between two studies' Markdown: without it the next heading would read
+    // as a row of the table before it.
+    if !shown.first && shown.format == Format::Markdown {
+        writeln!(stdout).context("writing to stdout")?;
+    }
+    let text = match shown.format {
+        Format::Table => rep.table(),
+        Format::Csv => csv,
+        Format::Json => json,
+        Format::Markdown => rep.markdown(),
+    };
+    stdout.write_all(text.as_bytes()).context("writing to stdout")?;
+    if shown.format == Format::Table {
+        writeln!(stdout, "{}", super::wrote_line(&committed.written))?;
     }
     Ok(())
 }
 
 /// The files an efficiency study writes: `<name>.csv`, `<name>.json`, `<name>-efficiency.svg`.
-fn result_names(sc: &efficiency::EfficiencyScenario) -> [String; 3] {
+pub(super) fn result_names(sc: &efficiency::EfficiencyScenario) -> [String; 3] {
     [format!("{}.csv", sc.name), format!("{}.json", sc.name), format!("{}-efficiency.svg", sc.name)]
 }
 
 /// The set an efficiency study's files belong to: the same as `run`'s, as both write
 /// `<name>.csv` and `<name>.json`.
-fn owner(sc: &efficiency::EfficiencyScenario) -> String {
+pub(super) fn owner(sc: &efficiency::EfficiencyScenario) -> String {
     format!("run {}", sc.name)
 }

@@ -9,10 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::efficiency;
 use super::{
     Format, MergeArgs, RunArgs, distinct_names, file_names, one_document_per_stdout, open_out_dir, thread_pool, usage,
     warn, writable_outputs, wrote_line,
 };
+use crate::efficiency::EfficiencyScenario;
 use crate::outdir::OutDir;
 use crate::partial;
 use crate::report;
@@ -37,9 +39,17 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
     one_document_per_stdout(args.scenarios.len(), args.format, "scenario")?;
     let pool = thread_pool(args.control.threads)?;
     // Validate every scenario before running any, so a typo in the last one costs nothing.
-    let scenarios = args.scenarios.iter().map(|p| scenario::load(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
-    distinct_names(scenarios.iter().map(|sc| (sc.name.as_str(), sc.path.as_path())))?;
-    scenarios.iter().for_each(warn);
+    let inputs = args.scenarios.iter().map(|p| load_input(p, &args.sets)).collect::<Result<Vec<_>, _>>()?;
+    distinct_names(inputs.iter().map(|input| match input {
+        Input::Job(sc) => (sc.name.as_str(), sc.path.as_path()),
+        Input::Study(st) => (st.name.as_str(), st.path.as_path()),
+    }))?;
+    let studies: Vec<&EfficiencyScenario> =
+        inputs.iter().filter_map(|i| if let Input::Study(st) = i { Some(st) } else { None }).collect();
+    study_flags(args, &studies)?;
+    let scenarios: Vec<&scenario::Scenario> =
+        inputs.iter().filter_map(|i| if let Input::Job(sc) = i { Some(sc) } else { None }).collect();
+    scenarios.iter().for_each(|sc| warn(sc));
     let stops: Vec<Stop> = scenarios.iter().map(|sc| stop.unwrap_or(sc.run.stop)).collect();
     let fixed = stops.iter().all(|s| matches!(s, Stop::Replications(_)));
     if !fixed && (sharded.is_some() || args.resume) {
@@ -55,7 +65,16 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         )));
     }
     let mut out = open_out_dir(&args.out)?;
-    let inputs: Vec<&std::path::Path> = scenarios.iter().flat_map(|sc| sc.input_files()).collect();
+    let read: Vec<&std::path::Path> = scenarios
+        .iter()
+        .flat_map(|sc| sc.input_files())
+        .chain(studies.iter().flat_map(|st| [st.path.as_path(), st.schedule.path.as_path()]))
+        .collect();
+    for st in &studies {
+        let paths = efficiency::result_names(st).map(|name| args.out.join(name));
+        writable_outputs(paths.clone(), &read)?;
+        out.claim(&efficiency::owner(st), &file_names(&paths))?;
+    }
     for (sc, stop) in scenarios.iter().zip(&stops) {
         // A shard writes its partial file only; a whole run its results and, while it runs
         // a fixed count, its saved progress.
@@ -66,7 +85,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         if sharded.is_none() {
             paths.extend(claimed_paths(&args.out, sc, args.plot));
         }
-        writable_outputs(paths.clone(), &inputs)?;
+        writable_outputs(paths.clone(), &read)?;
         out.claim(&run_owner(sc, sharded), &file_names(&paths))?;
     }
     if !args.resume {
@@ -90,7 +109,19 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         }
     }
     let mut stdout = std::io::stdout().lock();
-    for (i, (sc, &stop)) in scenarios.iter().zip(&stops).enumerate() {
+    let mut stops = stops.iter();
+    for (i, input) in inputs.iter().enumerate() {
+        let sc = match input {
+            Input::Job(sc) => sc,
+            Input::Study(st) => {
+                let reps = args.reps.unwrap_or(st.replications);
+                let seed = args.control.seed.unwrap_or(st.seed);
+                let shown = efficiency::Shown { format: args.format, plot: args.plot, first: i == 0 };
+                efficiency::run_study(&mut stdout, &out, &pool, st, reps, seed, shown)?;
+                continue;
+            }
+        };
+        let stop = *stops.next().expect("a stop per job scenario");
         let seed = args.control.seed.unwrap_or(sc.run.seed);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -221,7 +252,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         // A signal while the results were written (plots can take a while) waited for the
         // files to be whole; it still ends the command before the next scenario.
         if interrupted.load(Ordering::Relaxed) {
-            let rest: Vec<&str> = scenarios[i + 1..].iter().map(|s| s.name.as_str()).collect();
+            let rest: Vec<&str> = inputs[i + 1..].iter().map(Input::name).collect();
             let not_run = if rest.is_empty() { String::new() } else { format!("; not run: {}", rest.join(", ")) };
             eprintln!("interrupted after writing the results of {}{not_run}", sc.name);
             std::process::exit(130);
@@ -329,7 +360,7 @@ fn write_outputs(
 /// progress in `out`: the run would replace it (it did, silently, exit 0). A finished shard's
 /// file is its result, and is replaced by running the shard again.
 fn keep_saved_progress(
-    scenarios: &[scenario::Scenario],
+    scenarios: &[&scenario::Scenario],
     stops: &[Stop],
     out: &std::path::Path,
     sharded: Option<runner::Shard>,
@@ -423,4 +454,44 @@ pub(super) fn cmd_merge(args: &MergeArgs) -> anyhow::Result<()> {
     out.claim(&run_owner(&sc, None), &file_names(&paths))?;
     let mut stdout = std::io::stdout().lock();
     write_outputs(&mut stdout, &sc, &result, &out, args.format, args.plot)
+}
+
+/// One input of `run`: a job's scenario, or an efficiency study of a schedule (the file says
+/// which: a study has `[schedule]` or `[machine]` and no `[job]` or `[failures]`).
+enum Input {
+    Job(scenario::Scenario),
+    Study(EfficiencyScenario),
+}
+
+impl Input {
+    fn name(&self) -> &str {
+        match self {
+            Input::Job(sc) => &sc.name,
+            Input::Study(st) => &st.name,
+        }
+    }
+}
+
+fn load_input(path: &std::path::Path, sets: &[String]) -> crate::Result<Input> {
+    let text = scenario::read_text(path)?;
+    if crate::efficiency::is_study(&text) {
+        Ok(Input::Study(crate::efficiency::parse(&text, path, sets)?))
+    } else {
+        Ok(Input::Job(scenario::parse(&text, path, sets)?))
+    }
+}
+
+/// Refuses the flags of `run` that an efficiency study has no use for, naming the study.
+fn study_flags(args: &RunArgs, studies: &[&EfficiencyScenario]) -> anyhow::Result<()> {
+    let Some(st) = studies.first() else { return Ok(()) };
+    let given =
+        [(args.precision.is_some(), "--precision"), (args.shard.is_some(), "--shard"), (args.resume, "--resume")];
+    if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
+        return Err(usage(format!(
+            "{flag} with {}: an efficiency study runs a fixed number of replications, whole; accepted with studies \
+             is --reps (run the job scenarios with {flag} on their own)",
+            st.path.display()
+        )));
+    }
+    Ok(())
 }
