@@ -245,18 +245,39 @@ interval = "young"
     assert!(kinds.0 > 0 && kinds.1 > 0, "both kinds of stream are covered: {kinds:?}");
 }
 
-/// The runner draws a replication's stream once for all the points that share it (the same
-/// failure model and downtime) and replays it for each: the summaries are exactly those of
-/// every point building its own stream (`runner::replicate`), for every kind of stream, for
-/// points that differ in their downtime (a job-renewal stream depends on it), and past the
-/// most distinct streams the runner groups (64).
-#[test]
-fn points_sharing_a_stream_replay_it_exactly() {
+/// Runs `sc` (called `name`) through the runner, which draws a replication's stream once for
+/// all the points that share it (the same failure model and downtime) and replays it for
+/// each, and checks that its summaries are exactly those of every point building its own
+/// stream (`runner::replicate`).
+fn assert_shared_streams_replay_exactly(name: &str, sc: &ckptsim::scenario::Scenario) {
     use ckptsim::report::Report;
     use ckptsim::runner::{self, RunResult};
     use ckptsim::stats::Summary;
     const REPS: u64 = 60;
     const SEED: u64 = 11;
+    let shared = runner::run_range(sc, SEED, 0..REPS, &|_| {}).unwrap();
+    let mut alone = vec![Summary::default(); sc.points.len()];
+    let causes = sc.causes();
+    for rep in 0..REPS {
+        for (p, point) in sc.points.iter().enumerate() {
+            let mut by_cause = ByCause::default();
+            let record = runner::replicate_by_cause(point, SEED, rep, &mut by_cause).unwrap();
+            alone[p].add(point.job.work_s, &record);
+            if !causes.is_empty() {
+                alone[p].add_causes(&causes, point.job.work_s, &by_cause);
+            }
+        }
+    }
+    let json = |summaries| Report::new(sc, &RunResult { replications: REPS, seed: SEED, summaries }).json();
+    assert_eq!(json(shared), json(alone), "{name}");
+}
+
+/// The runner's shared streams ([`assert_shared_streams_replay_exactly`]) for every kind of
+/// stream, for points that differ in their downtime (a job-renewal stream depends on it),
+/// past the most distinct streams the runner groups (64), and for a replayed failure log
+/// (`lanl-18.toml` on the synthetic log).
+#[test]
+fn points_sharing_a_stream_replay_it_exactly() {
     let many_mtbfs: Vec<String> = (0..70).map(|i| format!("\"{} h\"", 2 + i)).collect();
     let inline = [
         // Job renewal: the stream depends on the downtime, swept here.
@@ -282,30 +303,20 @@ fn points_sharing_a_stream_replay_it_exactly() {
     .map(|rel| (rel.to_string(), super::load(rel, &[])))
     .collect();
     scenarios.extend(inline.iter().enumerate().map(|(i, text)| (format!("inline {i}"), super::inline(text))));
-    // A replayed failure log, where the shared data is present.
-    let log = super::root("../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz");
-    if log.exists() {
-        scenarios.push(("scenarios/lanl-18.toml".into(), super::load("scenarios/lanl-18.toml", &[])));
-    } else {
-        eprintln!("skipped the LANL replay: {} is absent (the shared data folder beside the checkout)", log.display());
-    }
+    let set = format!("failures.trace.file={}", super::synthetic_log().display());
+    scenarios
+        .push(("scenarios/lanl-18.toml on the synthetic log".into(), super::load("scenarios/lanl-18.toml", &[&set])));
     for (name, sc) in &scenarios {
-        let shared = runner::run_range(sc, SEED, 0..REPS, &|_| {}).unwrap();
-        let mut alone = vec![Summary::default(); sc.points.len()];
-        let causes = sc.causes();
-        for rep in 0..REPS {
-            for (p, point) in sc.points.iter().enumerate() {
-                let mut by_cause = ByCause::default();
-                let record = runner::replicate_by_cause(point, SEED, rep, &mut by_cause).unwrap();
-                alone[p].add(point.job.work_s, &record);
-                if !causes.is_empty() {
-                    alone[p].add_causes(&causes, point.job.work_s, &by_cause);
-                }
-            }
-        }
-        let json = |summaries| Report::new(sc, &RunResult { replications: REPS, seed: SEED, summaries }).json();
-        assert_eq!(json(shared), json(alone), "{name}");
+        assert_shared_streams_replay_exactly(name, sc);
     }
+}
+
+/// The same for `lanl-18.toml` on the LANL log it names.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn points_sharing_a_lanl_replay_replay_it_exactly() {
+    super::shared_data(super::LANL_LOG);
+    assert_shared_streams_replay_exactly("scenarios/lanl-18.toml", &super::load("scenarios/lanl-18.toml", &[]));
 }
 
 /// End to end: the equal chunking W/148 of 2·10⁵ s (an interval whose 148 chunks fall an ulp

@@ -95,3 +95,28 @@ pub fn entries(dir: &Path) -> Vec<PathBuf> {
     let Ok(read) = std::fs::read_dir(dir) else { return vec![] };
     read.map(|e| e.unwrap().path()).filter(|p| p.file_name().is_none_or(|n| n != ckptsim::outdir::STATE_DIR)).collect()
 }
+
+/// The LANL failure log in the shared data folder (relative to `../shared/data/`).
+pub const LANL_LOG: &str = "lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz";
+/// The Frontier CY2024 job schedule in the shared data folder (relative to `../shared/data/`).
+pub const FRONTIER_SCHEDULE: &str = "frontier/jobs2024.csv";
+
+/// `rel` in the shared data folder beside the checkout (`../shared/data/rel`), for the tests
+/// marked `#[ignore = "needs ../shared/data"]` (`cargo test -- --include-ignored` runs them, and
+/// `.ci/run` does): where the file is absent the test fails, naming it, instead of passing
+/// without having checked anything.
+pub fn shared_data(rel: &str) -> PathBuf {
+    let path = root(&format!("../shared/data/{rel}"));
+    assert!(
+        path.exists(),
+        "needs ../shared/data/{rel} ({} is absent): see docs/logs.md for where to get it",
+        path.display()
+    );
+    path
+}
+
+/// The synthetic failure log in the LANL format that stands in for the real one where a test
+/// must run without the shared data folder (`tests/data/README.md` says how it was made).
+pub fn synthetic_log() -> PathBuf {
+    root("tests/data/lanl-synthetic.csv")
+}

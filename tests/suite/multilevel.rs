@@ -340,27 +340,42 @@ fn two_level_interval_rules_give_the_first_order_and_the_exact_optimum() {
     }
 }
 
+/// Each cause's expected rate adds up to the job's failure rate 1/MTBF in every point of
+/// the run scenario at `path`; returns the points checked.
+fn assert_cause_rates_add_up(path: &std::path::Path) -> usize {
+    const RATE_RTOL: f64 = 1e-12;
+    let sc = ckptsim::scenario::load(path, &[]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for p in &sc.points {
+        let sum: f64 = p.failures.expected_cause_rates_per_s().iter().sum();
+        let rate = 1.0 / p.failures.mtbf_s();
+        assert!((sum - rate).abs() <= RATE_RTOL * rate, "{} point {}: {sum} vs {rate}", path.display(), p.index);
+    }
+    sc.points.len()
+}
+
 /// Each cause's expected rate adds up to the job's failure rate 1/MTBF in every example
-/// scenario (placements random and fixed, domains, k-of-N events, bursts).
+/// scenario that needs no outside data (placements random and fixed, domains, k-of-N events,
+/// bursts).
 #[test]
 fn the_causes_rates_add_up_to_the_job_rate() {
-    const RATE_RTOL: f64 = 1e-12;
     let mut checked = 0;
-    for entry in std::fs::read_dir(super::root("scenarios")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        // Scenarios that read ../shared/data are left out where it is absent.
-        let Ok(sc) = ckptsim::scenario::load(&path, &[]) else { continue };
-        for p in &sc.points {
-            let sum: f64 = p.failures.expected_cause_rates_per_s().iter().sum();
-            let rate = 1.0 / p.failures.mtbf_s();
-            assert!((sum - rate).abs() <= RATE_RTOL * rate, "{} point {}: {sum} vs {rate}", path.display(), p.index);
-            checked += 1;
-        }
+    for (path, _) in super::forecast::committed_run_scenarios().iter().filter(|s| s.1.is_none()) {
+        checked += assert_cause_rates_add_up(path);
     }
     assert!(checked > 50, "only {checked} points checked");
+}
+
+/// The same in the example scenarios that replay a log of the shared data folder.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_causes_rates_add_up_to_the_job_rate_in_the_replays() {
+    let mut checked = 0;
+    for (path, data) in super::forecast::committed_run_scenarios() {
+        let Some(rel) = data else { continue };
+        super::shared_data(&rel);
+        checked += assert_cause_rates_add_up(&path);
+    }
+    assert!(checked >= 6, "only {checked} points checked");
 }
 
 /// `job.level2.every = "optimal"` picks, at each point, the n whose exact endless-pattern

@@ -1,22 +1,17 @@
 //! Issue #4 acceptance 3 and 5: LANL systems 2, 18, 19 and 20 replayed under a 24-hour job
-//! (skipped with a message when ../shared/data is absent), the end of the log handled, and
-//! bad trace input rejected with exit 2.
+//! (with the shared data folder: those tests are ignored without `--include-ignored`), the
+//! synthetic log's systems replayed the same way everywhere, each replication's failures
+//! checked against the log's rows, the end of the log handled, and bad trace input rejected
+//! with exit 2.
 
-use super::{ckptsim, root, simulate};
+use super::{LANL_LOG, ckptsim, root, shared_data, simulate, synthetic_log};
 use ckptsim::{analytic, scenario};
 use std::fs;
+use std::path::Path;
 
-const LANL: &str = "../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz";
-
-fn lanl_present() -> bool {
-    let present = root(LANL).exists();
-    if !present {
-        eprintln!("skipped: {} is absent (the shared data folder beside the checkout)", root(LANL).display());
-    }
-    present
-}
-
-fn replay(system: u64, nodes: u64, end: &str, extra: &str) -> String {
+/// A scenario replaying `system` of the log at `file` (wrapping or censoring at its `end`)
+/// under a 24-hour job on `nodes` nodes (packed), with `extra` lines in `[job]`.
+fn replay(file: &Path, system: u64, nodes: u64, end: &str, extra: &str) -> String {
     format!(
         r#"
 [run]
@@ -28,49 +23,98 @@ checkpoint = "5 min"
 restart = "10 min"
 {extra}
 [failures.trace]
-file = "../{LANL}"
+file = "{}"
 system = {system}
 end = "{end}"
 [policy]
 interval = "young"
-"#
+"#,
+        file.display()
     )
 }
 
 /// |simulated − exact| must stay below this many standard errors (and a one-sided
 /// difference exceed it).
 const Z_MAX: f64 = 4.0;
-/// Replications of each LANL system's replay under the job.
+/// Replications of each system's replay under the job.
 const REPLAY_REPS: u64 = 400;
 /// Replays of each system's log over a fixed window: stream draws only, so many, cheap.
 const WINDOW_REPS: u64 = 20_000;
 /// The fixed window over which the expected failure count is exact (s): the job's work.
 const WINDOW_S: f64 = 24.0 * 3600.0;
+/// A replayed failure time and the log's agree to within this (s): rounding only, far below
+/// the log's one-minute clock.
+const TIME_TOL_S: f64 = 1e-3;
 
-/// LANL systems 2, 18, 19 and 20 replayed (wrapping) under a 24-hour job. A replay starts at
-/// a uniformly random offset into the log and wraps at its end, so each of the log's h
-/// failures on the job's nodes falls in a window of length w < period with probability exactly
-/// w/period: the expected count in a fixed window is h·w/period = w/MTBF, whatever the log's
-/// bursts. The mean count over [`WINDOW_REPS`] replays of the first 24 h lies within [`Z_MAX`]
-/// SE of it (SE from the sample). The engine sees exactly the replayed failures: in every
-/// replication the failures that struck the job plus those ignored are the replay's failures
-/// before the job's end, and the run's summary counts the same failures. Those failures cost
-/// time: the mean overhead exceeds the failure-free one (the checkpoints alone) by more than
-/// [`Z_MAX`] SE.
-#[test]
-fn lanl_systems_replay_under_a_24_hour_job() {
-    use ckptsim::failure::FailureStream;
-    if !lanl_present() {
-        return;
+/// What the log at `file` says of a packed replay of `system` on `job_nodes` nodes, from its
+/// rows as the independent parser of the trace tests reads them: the times (s since the
+/// system's first failure, in order) of the failures on the job's nodes (node numbers beyond
+/// the declared size folded back, node mod size), and the period of one pass, span + one mean
+/// gap over all the system's failures.
+fn log_failures(file: &Path, system: u64, job_nodes: u64) -> (Vec<f64>, f64) {
+    let rows: Vec<_> =
+        super::trace::independent_rows(file).into_iter().filter(|r| r.system == system.to_string()).collect();
+    let size = match rows[0].nodes.as_str() {
+        "" => rows.iter().map(|r| r.node + 1).max().unwrap(),
+        n => n.parse().unwrap(),
+    };
+    let mut minutes: Vec<(i64, u64)> = rows.iter().map(|r| (r.minute, r.node % size)).collect();
+    minutes.sort_by_key(|m| m.0);
+    let (first, last, n) = (minutes[0].0, minutes[minutes.len() - 1].0, minutes.len());
+    let span_s = ((last - first) * 60) as f64;
+    let period_s = span_s + span_s / (n - 1) as f64;
+    let times = minutes.iter().filter(|m| m.1 < job_nodes).map(|m| ((m.0 - first) * 60) as f64).collect();
+    (times, period_s)
+}
+
+/// Whether `got`, a replay's failures before `horizon_s` (its first at `got[0]`), are the
+/// log's failures `times` (one pass of `period_s`) in a window of the log that opens just
+/// before the log's failure `m`: the log's failure before `m` falls before the window, and
+/// from `m` on every failure of the log, pass after pass, is replayed (to [`TIME_TOL_S`]) and
+/// none else, up to the horizon.
+fn is_window_from(times: &[f64], period_s: f64, m: usize, got: &[f64], horizon_s: f64) -> bool {
+    let t0 = got[0];
+    let before = if m == 0 { times[times.len() - 1] - period_s } else { times[m - 1] };
+    if t0 - (times[m] - before) >= 0.0 {
+        return false;
     }
+    let (mut i, mut pass) = (m, 0.0);
+    let mut next = || {
+        let t = t0 + times[i] - times[m] + pass * period_s;
+        i += 1;
+        if i == times.len() {
+            (i, pass) = (0, pass + 1.0);
+        }
+        t
+    };
+    got.iter().all(|g| (next() - g).abs() <= TIME_TOL_S) && next() >= horizon_s
+}
+
+/// Systems of the log at `file` replayed (wrapping) under a 24-hour job, each `(system,
+/// nodes)` of `cases`. A replay starts at a uniformly random offset into the log and wraps at
+/// its end, so each of the log's h failures on the job's nodes falls in a window of length
+/// w < period with probability exactly w/period: the expected count in a fixed window is
+/// h·w/period (h and the period counted from the file's rows here; the scenario's MTBF is
+/// period/h). The mean count over [`WINDOW_REPS`] replays of the first 24 h lies within
+/// [`Z_MAX`] SE of it (SE from the sample). In every replication of the job, the replay is the
+/// log: its failures up to one pass past the job's end are the log's failures on the job's
+/// nodes in a window of the log (found from the replay's first failure), and the failures
+/// that struck the job plus those ignored are those of that window before the job's end; the
+/// run's summary counts the same failures. Those failures cost time: the mean overhead
+/// exceeds the failure-free one (the checkpoints alone) by more than [`Z_MAX`] SE.
+fn assert_replays_under_a_24_hour_job(file: &Path, cases: &[(u64, u64)]) {
+    use ckptsim::failure::FailureStream;
     let seed = 1;
-    for (system, nodes) in [(2, 49), (18, 1024), (19, 1024), (20, 512)] {
-        let sc = scenario::parse(&replay(system, nodes, "wrap", ""), &root("scenarios/inline.toml"), &[]).unwrap();
+    for &(system, nodes) in cases {
+        let sc =
+            scenario::parse(&replay(file, system, nodes, "wrap", ""), &root("scenarios/inline.toml"), &[]).unwrap();
         let p = &sc.points[0];
+        let (times, period_s) = log_failures(file, system, nodes);
+        let hits = times.len() as f64;
         let mtbf_s = p.failures.mtbf_s();
+        assert!((mtbf_s - period_s / hits).abs() <= 1e-12 * mtbf_s, "system {system}: MTBF {mtbf_s}");
         assert!(mtbf_s > 3600.0 && mtbf_s < 100.0 * 3600.0, "system {system}: MTBF {mtbf_s}");
-        let ckptsim::failure::FailureModel::Trace(trace) = &p.failures.base else { panic!("a trace replay") };
-        assert!(WINDOW_S < trace.period_s, "system {system}: the window lies within one pass of the log");
+        assert!(WINDOW_S < period_s, "system {system}: the window lies within one pass of the log");
         let replayed = |rep: u64| p.failures.stream(seed, rep, p.job.downtime_s);
         // The exact expected count over a fixed window.
         let counts: Vec<f64> = (0..WINDOW_REPS)
@@ -80,23 +124,34 @@ fn lanl_systems_replay_under_a_24_hour_job() {
             })
             .collect();
         let (mean, se) = mean_se(&counts);
-        let exact = WINDOW_S / mtbf_s;
+        let exact = WINDOW_S * hits / period_s;
         let z = (mean - exact) / se;
         assert!(
             z.abs() < Z_MAX,
             "system {system}: {mean} ± {se} failures in 24 h, exactly {exact} expected, z = {z:.2}"
         );
-        // The engine on the same replays.
+        // The engine on the same replays, against the log.
         let mut struck = 0;
         for rep in 0..REPLAY_REPS {
             let record = ckptsim::runner::replicate(p, seed, rep).unwrap();
             let mut stream = replayed(rep);
-            let before_end =
-                std::iter::from_fn(|| Some(stream.next_failure().time_s)).take_while(|&t| t < record.wall_s).count();
+            let t0 = stream.next_failure().time_s;
+            // One pass past the job's end or the first failure, less a margin: a pass after a
+            // failure replays it again right at the horizon, where rounding decides the side.
+            let horizon_s = record.wall_s.max(t0) + period_s - TIME_TOL_S;
+            let got: Vec<f64> = std::iter::once(t0)
+                .chain(std::iter::from_fn(|| Some(stream.next_failure().time_s)))
+                .take_while(|&t| t < horizon_s)
+                .collect();
+            assert!(
+                (0..times.len()).any(|m| is_window_from(&times, period_s, m, &got, horizon_s)),
+                "system {system}, replication {rep}: the replay is no window of the log"
+            );
+            let before_end = got.iter().filter(|&&t| t < record.wall_s).count();
             assert_eq!(
                 record.failures + record.ignored_failures,
                 before_end as u64,
-                "system {system}, replication {rep}: the job's failures are not the replay's before its end at {} s",
+                "system {system}, replication {rep}: the job's failures are not the log's before its end at {} s",
                 record.wall_s
             );
             struck += record.failures;
@@ -110,6 +165,19 @@ fn lanl_systems_replay_under_a_24_hour_job() {
     }
 }
 
+/// LANL systems 2, 18, 19 and 20 on all their nodes.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn lanl_systems_replay_under_a_24_hour_job() {
+    assert_replays_under_a_24_hour_job(&shared_data(LANL_LOG), &[(2, 49), (18, 1024), (19, 1024), (20, 512)]);
+}
+
+/// The synthetic log's systems 2 (on all its nodes, and on its first 16), 18 and 20.
+#[test]
+fn synthetic_systems_replay_under_a_24_hour_job() {
+    assert_replays_under_a_24_hour_job(&synthetic_log(), &[(2, 49), (2, 16), (18, 1024), (20, 512)]);
+}
+
 /// The sample mean of `xs` and its standard error.
 fn mean_se(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
@@ -118,14 +186,11 @@ fn mean_se(xs: &[f64]) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
-#[test]
-fn censoring_at_the_end_of_the_log_sees_no_more_failures() {
-    if !lanl_present() {
-        return;
-    }
-    let text = |end: &str| replay(20, 512, end, "");
+/// Replays of system 20 of the log at `file` that censor at its end see fewer failures than
+/// those that wrap: replays that start near the end lose failures.
+fn assert_censoring_sees_no_more_failures(file: &Path) {
     let failures = |end: &str| {
-        let sc = scenario::parse(&text(end), &root("scenarios/inline.toml"), &[]).unwrap();
+        let sc = scenario::parse(&replay(file, 20, 512, end, ""), &root("scenarios/inline.toml"), &[]).unwrap();
         let s = &simulate(&sc, 2000, 3).summaries[0];
         s.totals.failures
     };
@@ -134,15 +199,48 @@ fn censoring_at_the_end_of_the_log_sees_no_more_failures() {
 }
 
 #[test]
-fn the_lanl_scenarios_run() {
-    if !lanl_present() {
-        return;
-    }
+#[ignore = "needs ../shared/data"]
+fn censoring_at_the_end_of_the_log_sees_no_more_failures() {
+    assert_censoring_sees_no_more_failures(&shared_data(LANL_LOG));
+}
+
+#[test]
+fn censoring_at_the_end_of_the_synthetic_log_sees_no_more_failures() {
+    assert_censoring_sees_no_more_failures(&synthetic_log());
+}
+
+/// Runs `scenarios/NAME.toml` with 50 replications and `sets`.
+fn runs(name: &str, sets: &[String]) {
     let tmp = tempfile::tempdir().unwrap();
-    for name in ["lanl-2", "lanl-18", "lanl-2-weibull", "lanl-18-weibull"] {
-        let o =
-            ckptsim(&["run", &format!("scenarios/{name}.toml"), "--reps", "50", "--out", tmp.path().to_str().unwrap()]);
-        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    let scenario = format!("scenarios/{name}.toml");
+    let mut args = vec!["run", &scenario, "--reps", "50", "--out", tmp.path().to_str().unwrap()];
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The LANL replays as committed, on the log in the shared data folder.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_lanl_scenarios_run() {
+    shared_data(LANL_LOG);
+    for name in ["lanl-2", "lanl-18"] {
+        runs(name, &[]);
+    }
+}
+
+/// The LANL scenarios that need no log (the fitted Weibull laws), and the replays on the
+/// synthetic log's systems 2 and 18 (`--set failures.trace.file`).
+#[test]
+fn the_lanl_scenarios_run_on_the_synthetic_log() {
+    for name in ["lanl-2-weibull", "lanl-18-weibull"] {
+        runs(name, &[]);
+    }
+    let set = format!("failures.trace.file={}", synthetic_log().display());
+    for name in ["lanl-2", "lanl-18"] {
+        runs(name, std::slice::from_ref(&set));
     }
 }
 
@@ -255,20 +353,31 @@ fn a_missing_lanl_log_suggests_setting_its_path() {
     }
 }
 
-#[test]
-fn unknown_lanl_system() {
-    if !lanl_present() {
-        return;
-    }
-    let text = replay(99, 10, "wrap", "");
+/// A system the log at `file` does not have: exit 2, the key, and the systems it has.
+fn assert_unknown_system_is_refused(file: &Path) {
+    let text = replay(file, 99, 10, "wrap", "");
     let tmp = tempfile::tempdir().unwrap();
-    let file = root("scenarios").join(format!("bad-system-{}.toml", std::process::id()));
-    fs::write(&file, &text).unwrap();
-    let o = ckptsim(&["run", file.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
-    fs::remove_file(&file).unwrap();
+    let scenario = tmp.path().join("bad-system.toml");
+    fs::write(&scenario, &text).unwrap();
+    let o = ckptsim(&["run", scenario.to_str().unwrap(), "--out", tmp.path().join("out").to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("failures.trace.system") && err.contains("no system `99`") && err.contains("18"), "{err}");
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn unknown_lanl_system() {
+    assert_unknown_system_is_refused(&shared_data(LANL_LOG));
+}
+
+#[test]
+fn unknown_system_of_the_synthetic_log() {
+    assert_unknown_system_is_refused(&synthetic_log());
+    let o = ckptsim(&["trace", "stats", synthetic_log().to_str().unwrap(), "--system", "99", "--fragment"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no system `99`") && err.contains("2, 14, 17, 18, 20"), "{err}");
 }
 
 /// A relative `failures.trace.file` written in the scenario resolves against the scenario's

@@ -1,7 +1,7 @@
 //! Issue #6 acceptance 4 and the `results/` contract: the committed reference results are
 //! current (the same bytes from the same seed) and the SVG plots are well-formed XML.
 
-use super::{ckptsim, root};
+use super::{FRONTIER_SCHEDULE, LANL_LOG, ckptsim, root, shared_data};
 use std::fs;
 
 /// The scenarios whose outputs are committed in results/ (results/scenarios.txt).
@@ -45,44 +45,47 @@ fn committed_results_are_current() {
     }
 }
 
-/// The machine-efficiency results that `results/regenerate.sh` writes: the small schedule
-/// always, the Frontier year where the shared data folder is beside the checkout.
-#[test]
-fn committed_efficiency_results_are_current() {
-    for name in ["small-schedule", "frontier-2024"] {
-        if name == "frontier-2024" && !root("../shared/data/frontier/jobs2024.csv").exists() {
-            eprintln!("skipped results/frontier-2024.*: no ../shared/data/frontier/jobs2024.csv");
-            continue;
-        }
-        let tmp = tempfile::tempdir().unwrap();
-        let out = tmp.path().to_str().unwrap();
-        let scenario = format!("scenarios/{name}.toml");
-        let o = ckptsim(&["efficiency", &scenario, "--out", out, "--plot", "--format", "markdown"]);
-        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+/// The machine-efficiency results of `scenarios/NAME.toml` that `results/regenerate.sh`
+/// writes are current.
+fn assert_efficiency_results_are_current(name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let scenario = format!("scenarios/{name}.toml");
+    let o = ckptsim(&["efficiency", &scenario, "--out", out, "--plot", "--format", "markdown"]);
+    assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        fs::read_to_string(root(&format!("results/{name}.md"))).unwrap(),
+        "results/{name}.md is stale: run bash results/regenerate.sh"
+    );
+    for file in [format!("{name}.csv"), format!("{name}.json"), format!("{name}-efficiency.svg")] {
         assert_eq!(
-            String::from_utf8(o.stdout).unwrap(),
-            fs::read_to_string(root(&format!("results/{name}.md"))).unwrap(),
-            "results/{name}.md is stale: run bash results/regenerate.sh"
+            fs::read(tmp.path().join(&file)).unwrap(),
+            fs::read(root(&format!("results/{file}"))).unwrap(),
+            "results/{file} is stale: run bash results/regenerate.sh"
         );
-        for file in [format!("{name}.csv"), format!("{name}.json"), format!("{name}-efficiency.svg")] {
-            assert_eq!(
-                fs::read(tmp.path().join(&file)).unwrap(),
-                fs::read(root(&format!("results/{file}"))).unwrap(),
-                "results/{file} is stale: run bash results/regenerate.sh"
-            );
-        }
     }
 }
 
-/// The LANL log's per-system statistics (`trace stats`), where the shared data folder is beside
-/// the checkout.
+/// The small schedule's machine-efficiency results.
 #[test]
+fn committed_efficiency_results_are_current() {
+    assert_efficiency_results_are_current("small-schedule");
+}
+
+/// The Frontier year's machine-efficiency results (the schedule is in the shared data folder).
+#[test]
+#[ignore = "needs ../shared/data"]
+fn committed_frontier_results_are_current() {
+    shared_data(FRONTIER_SCHEDULE);
+    assert_efficiency_results_are_current("frontier-2024");
+}
+
+/// The LANL log's per-system statistics (`trace stats`; the log is in the shared data folder).
+#[test]
+#[ignore = "needs ../shared/data"]
 fn committed_trace_stats_are_current() {
-    let log = root("../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz");
-    if !log.exists() {
-        eprintln!("skipped results/LA-UR-…-stats.csv: no ../shared/data/lanl/ (the README says where to get it)");
-        return;
-    }
+    let log = shared_data(LANL_LOG);
     let tmp = tempfile::tempdir().unwrap();
     let o = ckptsim(&["trace", "stats", log.to_str().unwrap(), "--out", tmp.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
