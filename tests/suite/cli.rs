@@ -662,3 +662,70 @@ fn csv_numbers_match_the_json_text() {
     }
     assert_eq!(exponents, json_rows.len(), "one tiny overhead per formula row");
 }
+
+/// The shipped scenarios, and whether each needs the shared data folder.
+fn shipped_scenarios() -> Vec<(String, bool)> {
+    let mut found: Vec<(String, bool)> = fs::read_dir(super::root("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let text = fs::read_to_string(&p).unwrap();
+            (format!("scenarios/{}", p.file_name().unwrap().to_string_lossy()), text.contains("shared/data"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `ckptsim run` on `scenarios`, one command line, into a fresh folder: every one runs.
+fn run_all(scenarios: &[String]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = vec!["run"];
+    args.extend(scenarios.iter().map(String::as_str));
+    args.extend(["--reps", "4", "--out", tmp.path().to_str().unwrap()]);
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for sc in scenarios {
+        let text = fs::read_to_string(super::root(sc)).unwrap();
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \"").and_then(|r| r.split('"').next()))
+            .expect("every shipped scenario has a name");
+        assert!(tmp.path().join(format!("{name}.csv")).exists(), "{sc}: no {name}.csv");
+        assert!(tmp.path().join(format!("{name}.json")).exists(), "{sc}: no {name}.json");
+    }
+}
+
+/// `ckptsim run scenarios/*.toml` takes job scenarios and efficiency studies alike.
+#[test]
+fn run_takes_every_shipped_scenario_that_needs_no_outside_data() {
+    let scenarios: Vec<String> = shipped_scenarios().into_iter().filter(|(_, data)| !data).map(|(s, _)| s).collect();
+    assert!(scenarios.iter().any(|s| s.ends_with("small-schedule.toml")), "an efficiency study among them");
+    run_all(&scenarios);
+}
+
+/// As above, with the scenarios on the shared data (Frontier, LANL): `scenarios/*.toml` whole.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn run_takes_every_shipped_scenario() {
+    super::shared_data(super::LANL_LOG);
+    super::shared_data(super::FRONTIER_SCHEDULE);
+    run_all(&shipped_scenarios().into_iter().map(|(s, _)| s).collect::<Vec<_>>());
+}
+
+/// Flags that an efficiency study has no use for are refused, naming it, before any work.
+#[test]
+fn run_refuses_job_only_flags_for_an_efficiency_study() {
+    for flag in [&["--precision", "0.01"][..], &["--shard", "0/2"], &["--resume"]] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut args = vec!["run", "scenarios/young-daly.toml", "scenarios/small-schedule.toml"];
+        args.extend(flag);
+        args.extend(["--out", tmp.path().to_str().unwrap()]);
+        let o = ckptsim(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(flag[0]) && err.contains("small-schedule.toml"), "{err}");
+        assert!(super::entries(tmp.path()).is_empty());
+    }
+}

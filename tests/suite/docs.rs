@@ -340,3 +340,74 @@ fn every_models_section_cited_in_src_exists() {
     assert_none(problems);
     assert_eq!(cited_sections("(MODELS.md\n    /// §4): and MODELS.md §12, MODELS.md"), vec![4, 12]);
 }
+
+/// The commands of the README's `sh` blocks that a reader runs as printed: not the test suite,
+/// the install or CI (each tested on its own), with `cargo run --release --` read as the
+/// built `ckptsim`. `data`: those on `../shared/data`, or the others.
+fn readme_commands(data: bool) -> Vec<String> {
+    let text = read(&root("README.md"));
+    let mut commands = vec![];
+    let mut in_sh = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let command = line.split(" # ").next().unwrap_or_default().trim();
+        let skipped = ["cargo test", "cargo install", "bash .ci/run"].iter().any(|s| command.starts_with(s));
+        if !in_sh || command.is_empty() || skipped || command.contains("../shared/") != data {
+            continue;
+        }
+        commands.push(command.replace("cargo run --release --", "ckptsim"));
+    }
+    commands
+}
+
+/// Runs `commands` as printed, in a clone of the repository beside `../shared` (linked where
+/// it exists), with `ckptsim` the binary under test; then no tracked file may have changed
+/// and no untracked one appeared.
+fn leave_a_clone_clean(commands: &[String]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let clone = tmp.path().join("main");
+    let git = |args: &[&str], dir: &Path| {
+        let o = std::process::Command::new("git").args(args).current_dir(dir).output().expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    git(&["clone", "--quiet", root("").to_str().unwrap(), clone.to_str().unwrap()], tmp.path());
+    if root("../shared").exists() {
+        std::os::unix::fs::symlink(root("../shared"), tmp.path().join("shared")).unwrap();
+    }
+    let bin = tmp.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ckptsim"), bin.join("ckptsim")).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for command in commands {
+        let o = std::process::Command::new("bash")
+            .args(["-c", command])
+            .current_dir(&clone)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{command}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(git(&["status", "--porcelain", "--untracked-files=all"], &clone), "", "after {commands:?}");
+}
+
+/// The README's commands change nothing a clone tracks (DESIGN.md, "Output contract").
+#[test]
+fn the_readmes_commands_leave_a_clone_clean() {
+    let commands = readme_commands(false);
+    assert!(commands.iter().any(|c| c.starts_with("ckptsim run scenarios/young-daly.toml")), "{commands:?}");
+    leave_a_clone_clean(&commands);
+}
+
+/// As above, for the README's commands on the shared data.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_readmes_commands_on_the_shared_data_leave_a_clone_clean() {
+    super::shared_data(super::LANL_LOG);
+    let commands = readme_commands(true);
+    assert!(!commands.is_empty());
+    leave_a_clone_clean(&commands);
+}
