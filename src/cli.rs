@@ -13,6 +13,58 @@ use crate::error::Error;
 use crate::outdir::OutDir;
 use crate::scenario;
 
+/// Whether `--quiet` was given: notes, warnings and progress bars are not shown.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes a note or a warning to stderr, unless `--quiet`. A closed stderr loses the line, never
+/// the run (`eprintln!` panics there).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::say_line(format_args!($($arg)*))
+    };
+}
+
+/// The line of [`say!`].
+pub(crate) fn say_line(args: std::fmt::Arguments<'_>) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(std::io::stderr(), "{args}");
+    }
+}
+
+/// Writes a line to stderr whatever `--quiet` says (the outcome of an interrupted run); a
+/// closed stderr loses it.
+pub(crate) fn tell(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// Where progress bars draw: stderr (hidden when it is not a terminal), or nowhere with `--quiet`.
+pub(crate) fn bar_target() -> ProgressDrawTarget {
+    if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    }
+}
+
+/// A progress bar style from `template` with two keys of its own: `{rate}`, this run's rate in
+/// whole units per second (indicatif's own shows four decimals of a rate in the thousands),
+/// and `{eta}`, which says "estimating" until the bar has moved (indicatif's says 0 s).
+pub(crate) fn bar_style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0}/s", state.per_sec());
+        })
+        .with_key("eta", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            if state.pos() == 0 || state.per_sec() <= 0.0 {
+                let _ = write!(w, "estimating");
+            } else {
+                let _ = write!(w, "{:#}", indicatif::HumanDuration(state.eta()));
+            }
+        })
+        .progress_chars("=> ")
+}
+
 mod efficiency;
 mod formulas;
 mod optimize;
@@ -27,6 +79,9 @@ pub use optimize::{OPTIMIZE_DEFAULT_REPLICATIONS, OPTIMIZE_MAX_REPLICATIONS};
 #[derive(Debug, Parser)]
 #[command(name = "ckptsim", version, about, long_about = None)]
 pub struct Cli {
+    /// No progress bars, notes or warnings on stderr (errors still show).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -99,21 +154,59 @@ pub(crate) const THREADS_ACCEPTED: &str = "an integer from 1 to 1024";
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Simulate scenarios: a table on stdout, CSV and JSON in --out.
+    #[command(
+        after_help = "Examples:\n  ckptsim run scenarios/young-daly.toml\n  ckptsim run scenarios/*.toml --reps 200 --out runs\n  ckptsim run scenarios/young-daly.toml --set job.checkpoint=\"5 min\" --precision 0.002\n  ckptsim run - --reps 100 < my-scenario.toml"
+    )]
     Run(RunArgs),
     /// Combine shard outputs (`run --shard I/N`) into exactly the result of one run.
+    #[command(after_help = "Examples:\n  ckptsim merge runs/young-daly.shard-*-of-4.json --out runs")]
     Merge(MergeArgs),
-    /// Closed forms for exponential failures, instantly (MODELS.md §1).
+    /// Closed forms for exponential failures, instantly (docs/models.md §1, §4).
+    #[command(
+        after_help = "Examples:\n  ckptsim formulas --checkpoint 5min --restart 10min --mtbf 24h\n  ckptsim formulas --checkpoint 2min --node-mtbf 5y --nodes 10000 --work 30d"
+    )]
     Formulas(FormulasArgs),
     /// The best interval by simulation (common random numbers), with its interval and the
     /// formulas' regrets.
+    #[command(after_help = "Examples:\n  ckptsim optimize scenarios/weibull-job.toml --set failures.shape=0.5")]
     Optimize(OptimizeArgs),
     /// The built-in validation suite: simulation against closed forms; exit 1 on a failure.
+    #[command(after_help = "Examples:\n  ckptsim validate --quick")]
     Validate(ValidateArgs),
     /// Failure logs: `ckptsim trace stats LOG`.
+    #[command(
+        after_help = "Examples:\n  ckptsim trace stats failures.csv\n  ckptsim trace stats LA-UR-05-7318-failure-data-1996-2005.csv.xz --system 18 --fragment"
+    )]
     Trace(TraceArgs),
-    /// Machine efficiency of a job schedule (usage model, MODELS.md §5): closed form and
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  ckptsim completions bash > ~/.local/share/bash-completion/completions/ckptsim\n  ckptsim completions zsh > ~/.zfunc/_ckptsim"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or one command's: `ckptsim man run`.
+    #[command(after_help = "Examples:\n  ckptsim man > ckptsim.1 && man ./ckptsim.1\n  ckptsim man run | man -l -")]
+    Man(ManArgs),
+    /// Machine efficiency of a job schedule (usage model, docs/models.md §5): closed form and
     /// simulated, with CI.
+    #[command(
+        after_help = "Examples:\n  ckptsim efficiency scenarios/small-schedule.toml --plot\n  ckptsim efficiency jobs.csv --failure-rate 3e-5 --bandwidth \"6 TB/s\""
+    )]
     Efficiency(EfficiencyArgs),
+}
+
+/// Arguments of `ckptsim completions`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `ckptsim man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// A subcommand whose page to print (default: the program's, which lists them all).
+    pub command: Option<String>,
 }
 
 /// Arguments of `ckptsim trace`.
@@ -322,7 +415,7 @@ pub struct FormulasArgs {
     /// What to print on stdout: the table, or its rows as CSV or JSON.
     #[arg(long, default_value = "table", value_parser = format_parser(TABLE_CSV_JSON))]
     pub format: Format,
-    /// Two-level checkpointing (MODELS.md §4): the level-2 write cost C₂, with a unit
+    /// Two-level checkpointing (docs/models.md §4): the level-2 write cost C₂, with a unit
     /// ("10 min"), with --level2-mtbf. --checkpoint and --restart are then level 1's, and the
     /// job's failures (--mtbf, --rate or --node-mtbf) the level-1 ones.
     #[arg(long, requires = "level2_mtbf", allow_hyphen_values = true)]
@@ -350,6 +443,7 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Run(args) => run::cmd_run(&args),
         Command::Merge(args) => run::cmd_merge(&args),
@@ -358,6 +452,8 @@ pub fn main() -> i32 {
         Command::Validate(args) => cmd_validate(&args),
         Command::Trace(TraceArgs { command: TraceCommand::Stats(args) }) => cmd_trace_stats(&args),
         Command::Efficiency(args) => efficiency::cmd_efficiency(&args),
+        Command::Completions(args) => cmd_completions(&args),
+        Command::Man(args) => cmd_man(&args),
     };
     match result {
         Ok(()) => 0,
@@ -365,7 +461,7 @@ pub fn main() -> i32 {
         // expects; the files in --out were written before stdout.
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("error: {}", error_text(&e));
+            tell(&format!("error: {}", error_text(&e)));
             exit_code(&e)
         }
     }
@@ -481,7 +577,7 @@ pub(crate) fn writable_outputs(
 /// Shows on stderr what in `sc` is valid but probably not meant.
 pub(crate) fn warn(sc: &scenario::Scenario) {
     for w in sc.warnings() {
-        eprintln!("warning: {}: {w}", sc.path.display());
+        say!("warning: {}: {w}", sc.path.display());
     }
 }
 
@@ -519,7 +615,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
     };
     let log = trace::read_log(&args.log, malformed)?;
     if log.skipped > 0 {
-        eprintln!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
+        say!("note: {} malformed line(s) of {} skipped", log.skipped, args.log.display());
     }
     let mut systems: Vec<&trace::SystemLog> = match &args.system {
         Some(name) => vec![log.system(name).map_err(|e| Error::Scenario {
@@ -566,7 +662,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
 fn cmd_validate(args: &ValidateArgs) -> anyhow::Result<()> {
     let budget = if args.quick { crate::validate::Budget::Quick } else { crate::validate::Budget::Full };
     let pool = thread_pool(args.threads)?;
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(None, bar_target());
     bar.set_style(ProgressStyle::with_template("{spinner} validating: {msg}").expect("valid template"));
     let results = pool.install(|| crate::validate::run(budget, args.seed, &|name| bar.set_message(name.to_string())));
     bar.finish_and_clear();
@@ -580,4 +676,30 @@ fn cmd_validate(args: &ValidateArgs) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+fn cmd_completions(args: &CompletionsArgs) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "ckptsim", &mut out);
+    std::io::stdout().write_all(&out).context("writing to stdout")
+}
+
+fn cmd_man(args: &ManArgs) -> anyhow::Result<()> {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let page = match &args.command {
+        None => cli,
+        Some(name) => {
+            let names: Vec<String> = cli.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            let Some(sub) = cli.find_subcommand(name) else {
+                return Err(usage(format!("man {name}: no such command; accepted is one of {}", names.join(", "))));
+            };
+            let full = format!("ckptsim-{name}");
+            sub.clone().display_name(full).version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    let mut out = Vec::new();
+    clap_mangen::Man::new(page).render(&mut out).context("rendering the man page")?;
+    std::io::stdout().write_all(&out).context("writing to stdout")
 }

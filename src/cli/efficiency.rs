@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 
 use super::{Format, distinct_names, file_names, number_arg, open_out_dir, thread_pool, usage, writable_outputs};
 use crate::efficiency;
@@ -15,7 +15,7 @@ use crate::report::efficiency::EfficiencyReport;
 /// Arguments of `ckptsim efficiency`.
 #[derive(Debug, clap::Args)]
 pub struct EfficiencyArgs {
-    /// Schedule CSV files (run with the Frontier parameters of MODELS.md §5) or efficiency
+    /// Schedule CSV files (run with the Frontier parameters of docs/models.md §5) or efficiency
     /// scenarios (`.toml`).
     #[arg(required = true, value_name = "SCHEDULE_OR_SCENARIO")]
     pub inputs: Vec<PathBuf>,
@@ -168,12 +168,8 @@ pub(super) fn run_study(
 ) -> anyhow::Result<()> {
     // Replications of every point: the bar moves within a point, not only between them.
     let total = reps.saturating_mul(sc.points.len() as u64);
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications ({msg}), ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let bar = ProgressBar::with_draw_target(Some(total), super::bar_target());
+    bar.set_style(super::bar_style("{prefix} [{bar:40}] {pos}/{len} point-replications ({msg}), ETA {eta}"));
     bar.set_prefix(sc.name.clone());
     let points = sc.points.len() as u64;
     bar.set_message(format!("point 1 of {points}"));
@@ -199,7 +195,7 @@ pub(super) fn run_study(
     let committed = out.commit(&owner(sc), &files, &may_remove)?;
     match &svg {
         Some(_) => {}
-        None if shown.plot => eprintln!(
+        None if shown.plot => say!(
             "note: {}: no plot: no numeric key is swept (policy.factor, machine.failure_rate, machine.bandwidth, ...)",
             sc.name
         ),
@@ -207,7 +203,7 @@ pub(super) fn run_study(
     }
     for (p, r) in sc.points.iter().zip(&result.points) {
         for w in &r.warnings {
-            eprintln!("warning: {}: point {}: {w}", sc.name, p.index);
+            say!("warning: {}: point {}: {w}", sc.name, p.index);
         }
     }
     // A blank line between two studies' Markdown: without it the next heading would read

@@ -153,7 +153,7 @@ pub(super) fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
         )));
     }
     for note in omitted_formulas(&job, &rows) {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
     let text = match args.format {
         Format::Json => {

@@ -5,9 +5,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 
-use super::{Format, OptimizeArgs, file_names, open_out_dir, thread_pool, usage, warn, writable_outputs, wrote_line};
+use super::{
+    Format, OptimizeArgs, bar_style, bar_target, file_names, open_out_dir, thread_pool, usage, warn, writable_outputs,
+    wrote_line,
+};
 use crate::engine::OnFailure;
 use crate::error::Error;
 use crate::report;
@@ -86,13 +89,9 @@ pub(super) fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
     let may_remove = file_names(&outputs);
     // The bar counts per mille of each search: a search's length is known only roughly
     // until its refinement grid is laid out.
-    let bar = ProgressBar::with_draw_target(Some(SEARCH_STEPS * cases.len() as u64), ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(Some(SEARCH_STEPS * cases.len() as u64), bar_target());
     let searches = if cases.len() == 1 { "1 search".to_string() } else { format!("{} searches", cases.len()) };
-    bar.set_style(
-        ProgressStyle::with_template(&format!("{{prefix}} [{{bar:40}}] {{percent}}% of {searches}, ETA {{eta}}"))
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    bar.set_style(bar_style(&format!("{{prefix}} [{{bar:40}}] {{percent}}% of {searches}, ETA {{eta}}")));
     bar.set_prefix(sc.name.clone());
     let search = |case: &crate::optimize::Case<'_>| {
         let first = SEARCH_STEPS * case.index as u64;

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 
 use super::efficiency;
 use super::{
-    Format, MergeArgs, RunArgs, distinct_names, file_names, one_document_per_stdout, open_out_dir, thread_pool, usage,
-    warn, writable_outputs, wrote_line,
+    Format, MergeArgs, RunArgs, bar_style, bar_target, distinct_names, file_names, one_document_per_stdout,
+    open_out_dir, tell, thread_pool, usage, warn, writable_outputs, wrote_line,
 };
 use crate::efficiency::EfficiencyScenario;
 use crate::outdir::OutDir;
@@ -98,7 +98,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         if !args.resume
             && let Some(w) = crate::forecast::slow_run_warning(sc, stop, shard)
         {
-            eprintln!("warning: {}: {w}", sc.path.display());
+            say!("warning: {}: {w}", sc.path.display());
         }
     }
     // SIGINT/SIGTERM end a fixed-count run between chunks, after saving its progress.
@@ -123,24 +123,20 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         };
         let stop = *stops.next().expect("a stop per job scenario");
         let seed = args.control.seed.unwrap_or(sc.run.seed);
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(
-            // The bar counts every point of every replication; indicatif's own {per_sec} shows
-            // four decimals of a rate in the thousands.
-            ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} point-replications, {rate}, ETA {eta}")
-                .expect("valid template")
-                .with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.0}/s", state.per_sec());
-                })
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(sc.name.clone());
+        // The bar counts every point of every replication.
+        let new_bar = |length: Option<u64>| {
+            let bar = ProgressBar::with_draw_target(length, bar_target());
+            bar.set_style(bar_style("{prefix} [{bar:40}] {pos}/{len} point-replications, {rate}, ETA {eta}"));
+            bar.set_prefix(sc.name.clone());
+            bar
+        };
         let points = sc.points.len() as u64;
         // The saved progress of a finished run goes only once its results are written: a kill
         // between the two then leaves the progress (and --resume writes the results again), never
         // neither.
         let (result, finished_partial) = match stop {
             Stop::Precision(_) => {
+                let bar = new_bar(None);
                 let r = pool.install(|| {
                     runner::run(sc, stop, seed, &|target| bar.set_length(target * points), &|n| bar.inc(n * points))
                 });
@@ -152,7 +148,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 let resumed = args.resume && partial_path.exists();
                 let mut progress = if resumed {
                     let progress = resume_from(&partial_path, sc, seed, total, shard)?;
-                    eprintln!(
+                    say!(
                         "resuming {} from {} of {} replications saved in {}",
                         sc.name,
                         progress.done,
@@ -162,7 +158,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     progress
                 } else {
                     if args.resume {
-                        eprintln!(
+                        say!(
                             "note: {} does not exist: nothing to resume, starting from the first replication",
                             partial_path.display()
                         );
@@ -172,10 +168,13 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                 if args.resume
                     && let Some(w) = crate::forecast::resumed_run_warning(sc, stop, shard, progress.done)
                 {
-                    bar.suspend(|| eprintln!("warning: {}: {w}", sc.path.display()));
+                    say!("warning: {}: {w}", sc.path.display());
                 }
-                bar.set_length(shard.len(total) * points);
+                // Made once what is done is known, so a resumed run draws no stale 0/0 line; its
+                // rate and ETA are of this run, as the replications resumed took no time here.
+                let bar = new_bar(Some(shard.len(total) * points));
                 bar.set_position(progress.done * points);
+                bar.reset_eta();
                 let owner = run_owner(sc, sharded);
                 let partial_name = partial::file_name(sc, sharded);
                 let mut save = |p: &runner::Progress| {
@@ -205,12 +204,12 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     }
                 })?;
                 if outcome == runner::Outcome::Interrupted {
-                    eprintln!(
+                    tell(&format!(
                         "interrupted after {} of {} replications: progress saved in {}; continue with the same command and --resume",
                         progress.done,
                         shard.len(total),
                         partial_path.display()
-                    );
+                    ));
                     std::process::exit(130);
                 }
                 if sharded.is_some() {
@@ -227,7 +226,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
                     if args.format == Format::Table {
                         writeln!(stdout, "{done}")?;
                     } else {
-                        eprintln!("{done}");
+                        say!("{done}");
                     }
                     continue;
                 }
@@ -254,7 +253,7 @@ pub(super) fn cmd_run(args: &RunArgs) -> anyhow::Result<()> {
         if interrupted.load(Ordering::Relaxed) {
             let rest: Vec<&str> = inputs[i + 1..].iter().map(Input::name).collect();
             let not_run = if rest.is_empty() { String::new() } else { format!("; not run: {}", rest.join(", ")) };
-            eprintln!("interrupted after writing the results of {}{not_run}", sc.name);
+            tell(&format!("interrupted after writing the results of {}{not_run}", sc.name));
             std::process::exit(130);
         }
     }
@@ -305,7 +304,7 @@ fn write_outputs(
 ) -> anyhow::Result<()> {
     for w in [report::never_struck_warning(sc, result), report::few_failures_warning(sc, result)].into_iter().flatten()
     {
-        eprintln!("warning: {}: {w}", sc.path.display());
+        say!("warning: {}: {w}", sc.path.display());
     }
     let rep = report::Report::new(sc, result);
     let (csv, json) = (rep.csv(), rep.json());
@@ -320,14 +319,14 @@ fn write_outputs(
         let plots = rep.plots()?;
         if !plots.iter().any(|(suffix, _)| *suffix == "overhead") {
             // Said, not silent: the user asked for plots and gets one of two.
-            eprintln!(
+            say!(
                 "note: {}: no overhead plot: it needs a swept policy.factor or policy.interval with a finite \
                  interval (the wall-time plot is written)",
                 sc.name
             );
         }
         if rep.has_causes() && !plots.iter().any(|(suffix, _)| *suffix == "causes") {
-            eprintln!(
+            say!(
                 "note: {}: no overhead-by-cause plot: {} points, more than the {} bars it draws (the causes CSV has \
                  them all)",
                 sc.name,
@@ -341,7 +340,7 @@ fn write_outputs(
     }
     let committed = out.commit(&run_owner(sc, None), &files, &file_names(&result_paths(out.path(), sc, plot)))?;
     for path in &committed.removed {
-        eprintln!("note: removed {} (written by an earlier run of {}; this run has none)", path.display(), sc.name);
+        say!("note: removed {} (written by an earlier run of {}; this run has none)", path.display(), sc.name);
     }
     let shown = match format {
         Format::Table => rep.table(),

@@ -729,3 +729,60 @@ fn run_refuses_job_only_flags_for_an_efficiency_study() {
         assert!(super::entries(tmp.path()).is_empty());
     }
 }
+
+/// Completion scripts for every shell clap knows, and man pages, come from the clap definitions.
+#[test]
+fn completions_and_man_pages_are_generated() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = ckptsim(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("ckptsim") && text.contains("optimize") && text.contains("precision"), "{shell}");
+    }
+    let o = ckptsim(&["man"]);
+    let page = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && page.contains(".TH ckptsim 1") && page.contains("efficiency"), "{page}");
+    let o = ckptsim(&["man", "run"]);
+    let page = String::from_utf8_lossy(&o.stdout);
+    assert!(page.contains(".TH ckptsim-run 1") && page.contains("\\-\\-precision"), "{page}");
+    let o = ckptsim(&["man", "nope"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("accepted is one of run, merge"), "{err}");
+}
+
+/// Every command's `--help` ends with examples.
+#[test]
+fn every_command_has_examples_in_its_help() {
+    for command in ["run", "merge", "formulas", "optimize", "validate", "trace", "efficiency", "completions", "man"] {
+        let o = ckptsim(&[command, "--help"]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("Examples:\n  ckptsim "), "{command}: {text}");
+    }
+}
+
+/// `--quiet` leaves stderr empty where a run warns, and stdout and the files as they were.
+#[test]
+fn quiet_hides_notes_and_warnings_only() {
+    let run = |quiet: bool| {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut args = vec!["run", "scenarios/rack-events.toml", "--reps", "10", "--out", tmp.path().to_str().unwrap()];
+        if quiet {
+            args.push("--quiet");
+        }
+        let o = ckptsim(&args);
+        assert!(o.status.success());
+        let csv = fs::read(tmp.path().join("rack-events.csv")).unwrap();
+        (String::from_utf8_lossy(&o.stdout).replace(tmp.path().to_str().unwrap(), "OUT"), o.stderr, csv)
+    };
+    let (loud_out, loud_err, loud_csv) = run(false);
+    let (quiet_out, quiet_err, quiet_csv) = run(true);
+    assert!(String::from_utf8_lossy(&loud_err).contains("warning:"), "the loud run warns of few failures");
+    assert!(quiet_err.is_empty(), "{}", String::from_utf8_lossy(&quiet_err));
+    assert_eq!(loud_out, quiet_out);
+    assert_eq!(loud_csv, quiet_csv);
+    // Errors still show.
+    let o = ckptsim(&["-q", "run", "scenarios/none.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error:"));
+}
