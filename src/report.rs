@@ -3,6 +3,9 @@
 
 pub mod efficiency;
 pub mod plot;
+pub mod table;
+
+pub use table::{FIT_COLUMNS, TableWidth};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -813,8 +816,23 @@ impl<'a> Report<'a> {
         )
     }
 
-    /// The terminal table of a run, in the spirit of hyperfine's summary.
+    /// The terminal table of a run, in the spirit of hyperfine's summary, that fits
+    /// [`FIT_COLUMNS`] ([`TableWidth::Fit`]).
     pub fn table(&self) -> String {
+        self.table_with(TableWidth::Fit)
+    }
+
+    /// The terminal table of a run at `width`: the columns a person needs first, fit to
+    /// [`FIT_COLUMNS`], or every column ([`TableWidth::Wide`]).
+    pub fn table_with(&self, width: TableWidth) -> String {
+        match width {
+            TableWidth::Fit => self.fit_table(),
+            TableWidth::Wide => self.wide_table(),
+        }
+    }
+
+    /// The table of [`TableWidth::Wide`]: every column, five decimals, notes on one line each.
+    fn wide_table(&self) -> String {
         let (scenario, result) = (self.scenario, self.result);
         let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
         let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
@@ -838,8 +856,6 @@ impl<'a> Report<'a> {
             header.push(format!("Δ overhead vs {b} ± 95% CI"));
         }
         let mut rows = vec![header];
-        // Whether some point has a model but no z (no spread): the footer says why.
-        let mut without_z = false;
         for (i, (p, s)) in pairs.iter().enumerate() {
             let o = s.overhead.estimate();
             let mut row = vec![p.index.to_string()];
@@ -848,7 +864,6 @@ impl<'a> Report<'a> {
                 Some((_, v)) => (format!("{v:.5}"), z_cell(o.mean, v, o.se)),
                 None => (String::new(), String::new()),
             };
-            without_z |= z == "—";
             row.push(intervals[i].clone());
             if every {
                 row.push(self.every_cell(i));
@@ -864,6 +879,23 @@ impl<'a> Report<'a> {
             }
             rows.push(row);
         }
+        let mut out = self.table_head();
+        // The swept values read as text, left-aligned; the numbers right-aligned.
+        out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+        out.push_str(&self.table_notes());
+        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, false) {
+            out.push_str("\n  overhead by cause\n");
+            out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+            out.push('\n');
+            out.push_str(&self.causes_footer());
+        }
+        out
+    }
+
+    /// The lines above the run table, the blank line under them included: the scenario's
+    /// name and description, the replications and seed, the failure model, the second level.
+    fn table_head(&self) -> String {
+        let (scenario, result) = (self.scenario, self.result);
         let mut out = scenario.name.clone();
         if let Some(d) = &scenario.description {
             out.push_str(&format!(": {d}"));
@@ -891,35 +923,42 @@ impl<'a> Report<'a> {
             out.push_str(&format!("  {line}\n"));
         }
         out.push('\n');
-        // The swept values read as text, left-aligned; the numbers right-aligned.
-        out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+        out
+    }
+
+    /// Whether some point has a closed form but no z (every replication alike, no spread).
+    fn some_without_z(&self) -> bool {
+        self.rows().any(|(i, _, s)| {
+            let o = s.overhead.estimate();
+            self.models[i].is_some_and(|(_, v)| z_cell(o.mean, v, o.se) == "—")
+        })
+    }
+
+    /// The notes under the run table, one line each: z (or why there is none), the Poisson
+    /// column, the baseline's Δ.
+    fn table_notes(&self) -> String {
+        let mut out = String::new();
         if self.models.iter().all(Option::is_none) {
             // No z to read: the line about z would only puzzle (its columns are empty).
             out.push_str("\n  model, z: no closed form applies exactly to these points' failure model.\n");
         } else {
-            out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+            out.push_str(&z_footer(self.result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
         }
-        if poisson {
+        if self.shows_poisson() {
             out.push_str(POISSON_FOOTER);
         }
-        if let Some(b) = baseline {
+        if let Some(b) = self.scenario.run.baseline.point() {
             out.push_str(&format!(
                 "  Δ: each point's overhead minus point {b}'s in the same replication (same failures), averaged; \
                  its interval is the difference's own: the points share their failures, so it is narrower than their two \
                  intervals would give.\n"
             ));
         }
-        if without_z {
+        if self.some_without_z() {
             out.push_str(
                 "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \
                  no z and ± 0 is no real interval.\n",
             );
-        }
-        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, false) {
-            out.push_str("\n  overhead by cause\n");
-            out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
-            out.push('\n');
-            out.push_str(&self.causes_footer());
         }
         out
     }
@@ -1163,12 +1202,17 @@ fn duration_column(values_s: &[f64]) -> (String, Vec<String>) {
 /// chosen from the median finite value of them all: a p95 in days beside a p50 in hours read
 /// as the smaller.
 fn duration_columns(columns_s: &[&[f64]]) -> (String, Vec<Vec<String>>) {
-    let mut finite: Vec<f64> = columns_s.iter().flat_map(|c| c.iter().copied()).filter(|v| v.is_finite()).collect();
-    finite.sort_by(f64::total_cmp);
-    let typical = finite.get(finite.len() / 2).copied().unwrap_or(1.0);
-    let (unit, scale) = duration_unit(typical);
+    let (unit, scale) = column_unit(columns_s);
     let cells = columns_s.iter().map(|c| c.iter().map(|v| three_decimals(v / scale)).collect()).collect();
     (unit.to_string(), cells)
+}
+
+/// The unit of [`duration_columns`] for `columns_s`: that of their median finite value, its
+/// name and length (s).
+fn column_unit(columns_s: &[&[f64]]) -> (&'static str, f64) {
+    let mut finite: Vec<f64> = columns_s.iter().flat_map(|c| c.iter().copied()).filter(|v| v.is_finite()).collect();
+    finite.sort_by(f64::total_cmp);
+    duration_unit(finite.get(finite.len() / 2).copied().unwrap_or(1.0))
 }
 
 /// The wall-time median and 95th percentile columns of `pairs`, in one unit.
@@ -1548,9 +1592,33 @@ pub fn optimum_cases_markdown(
     out
 }
 
-/// A summary of several searches for the terminal: one row per case with its swept values,
-/// the best interval and its range, the overhead there, and Young's and Daly eq. 37's regret.
+/// A summary of several searches for the terminal, fit to [`FIT_COLUMNS`]: one row per case
+/// with its swept values, the best interval and its range, the overhead there, and Young's and
+/// Daly eq. 37's regret.
 pub fn optimum_cases_table(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> String {
+    optimum_cases_table_with(scenario, seed, results, TableWidth::Fit)
+}
+
+/// [`optimum_cases_table`] at `width`: fit to [`FIT_COLUMNS`], or with every column and
+/// five decimals ([`TableWidth::Wide`]).
+pub fn optimum_cases_table_with(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+    width: TableWidth,
+) -> String {
+    match width {
+        TableWidth::Fit => table::fit_optimum_cases_table(scenario, seed, results),
+        TableWidth::Wide => wide_optimum_cases_table(scenario, seed, results),
+    }
+}
+
+/// The table of [`optimum_cases_table_with`] at [`TableWidth::Wide`].
+fn wide_optimum_cases_table(
     scenario: &Scenario,
     seed: u64,
     results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
@@ -1702,8 +1770,29 @@ pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -
     plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range }).map_err(Error::Usage)
 }
 
-/// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`).
+/// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`),
+/// fit to [`FIT_COLUMNS`].
 pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
+    optimum_table_with(heading, point, seed, o, TableWidth::Fit)
+}
+
+/// [`optimum_table`] at `width`: fit to [`FIT_COLUMNS`], or with five decimals and each note
+/// on its lines as written ([`TableWidth::Wide`]).
+pub fn optimum_table_with(
+    heading: &str,
+    point: &Point,
+    seed: u64,
+    o: &crate::optimize::Optimum,
+    width: TableWidth,
+) -> String {
+    match width {
+        TableWidth::Fit => table::fit_optimum_table(heading, point, seed, o),
+        TableWidth::Wide => wide_optimum_table(heading, point, seed, o),
+    }
+}
+
+/// The table of [`optimum_table_with`] at [`TableWidth::Wide`].
+fn wide_optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
     let unit = duration_unit(o.best_interval_s);
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(
