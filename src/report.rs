@@ -2,9 +2,11 @@
 //! atomic file writes.
 
 pub mod efficiency;
+mod figures;
 pub mod plot;
 pub mod table;
 
+pub use figures::{key_words, point_words, study_title};
 pub use table::{FIT_COLUMNS, TableWidth};
 
 use std::io::Write;
@@ -412,100 +414,6 @@ impl<'a> Report<'a> {
         out
     }
 
-    /// The SVG plots of the run, with their file suffixes: `overhead` (against the interval,
-    /// one curve per combination of the other swept keys) where the sweep varies the
-    /// interval and some point has a finite one, and `wall` (the wall-time distribution of the point with the lowest mean
-    /// overhead).
-    pub fn plots(&self) -> Result<Vec<(&'static str, String)>> {
-        let mut out = vec![];
-        let interval_axes: Vec<usize> = (0..self.scenario.axes.len())
-            .filter(|&a| matches!(self.scenario.axes[a].key.as_str(), "policy.factor" | "policy.interval"))
-            .collect();
-        if !interval_axes.is_empty() {
-            let mut curves: Vec<plot::Curve> = vec![];
-            // Per curve: a point to vary for the closed form, and whether each of its points has one.
-            let mut bases: Vec<(&Point, bool)> = vec![];
-            for (i, p, s) in self.rows() {
-                let label: Vec<String> = (0..self.scenario.axes.len())
-                    .filter(|a| !interval_axes.contains(a))
-                    .map(|a| format!("{} = {}", self.scenario.axes[a].key, p.labels[a]))
-                    .collect();
-                let label = if label.is_empty() { "simulated".to_string() } else { label.join(", ") };
-                let o = s.overhead.estimate();
-                if !p.interval_s.is_finite() {
-                    continue;
-                }
-                let idx = match curves.iter().position(|c| c.label == label) {
-                    Some(idx) => idx,
-                    None => {
-                        curves.push(plot::Curve { label, points: vec![], model: vec![] });
-                        bases.push((p, true));
-                        curves.len() - 1
-                    }
-                };
-                curves[idx].points.push((p.interval_s, o.mean, o.ci_low(), o.ci_high()));
-                match self.models[i] {
-                    Some((_, v)) => curves[idx].model.push((p.interval_s, v)),
-                    None => bases[idx].1 = false,
-                }
-            }
-            for (c, (base, complete)) in curves.iter_mut().zip(bases) {
-                c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                // The closed form on a fine grid between the swept intervals as well, where every
-                // point of the curve has one (the points differ only in the interval): through
-                // the simulated points alone, the dashed line lay hidden under the solid one.
-                let (lo, hi) = (c.points[0].0, c.points[c.points.len() - 1].0);
-                if complete && hi > lo {
-                    let grid = (1..OVERHEAD_MODEL_GRID).filter_map(|i| {
-                        let t = lo * (hi / lo).powf(i as f64 / OVERHEAD_MODEL_GRID as f64);
-                        let q = Point { interval_s: t, ..base.clone() };
-                        model_overhead(&q).map(|(_, v)| (t, v))
-                    });
-                    c.model.extend(grid.collect::<Vec<_>>());
-                }
-                c.model.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-            let first = &self.scenario.points[0];
-            let (d, m) = (first.job.checkpoint_s, first.failures.mtbf_s());
-            let markers = if curves.len() == 1 {
-                let mut lines = vec![
-                    ("young".to_string(), analytic::young_interval_s(d, m)),
-                    ("daly-high-order".to_string(), analytic::daly_high_order_interval_s(d, m)),
-                ];
-                // Under bursts, Young at the cluster rate too (`policy.rate = "clusters"`).
-                if let Some(b) = first.failures.burst.filter(|b| b.branching > 0.0) {
-                    lines
-                        .push(("young (clusters)".to_string(), analytic::young_interval_s(d, m / (1.0 - b.branching))));
-                }
-                lines
-            } else {
-                vec![]
-            };
-            // Every interval infinite (`policy.interval = "none"` under a factor sweep): no curve.
-            if !curves.is_empty() {
-                // Only where a dashed line is drawn: no closed form applies (Weibull), or each
-                // curve has one point (daly-2006), and the title promised one all the same.
-                let dashed = if curves.iter().any(|c| c.model.len() >= 2) { " (dashed: closed form)" } else { "" };
-                let title = format!("{}: overhead{dashed}", self.scenario.name);
-                out.push((
-                    "overhead",
-                    plot::overhead_svg(&title, &curves, &plot::Marks { lines: &markers, range: None })
-                        .map_err(Error::Usage)?,
-                ));
-            }
-        }
-        if self.has_causes() && self.scenario.points.len() <= MAX_CAUSE_BARS {
-            out.push(("causes", self.causes_svg()?));
-        }
-        let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
-        if let Some((_, p, s)) = best {
-            let title =
-                format!("{}: wall time, point {} ({} replications)", self.scenario.name, p.index, s.replications());
-            out.push(("wall", plot::wall_svg(&title, &s.wall_bins(WALL_BINS)).map_err(Error::Usage)?));
-        }
-        Ok(out)
-    }
-
     /// The CSV: a header and one row per sweep point.
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(vec![]);
@@ -734,41 +642,6 @@ impl<'a> Report<'a> {
             }
         }
         Some(String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells"))
-    }
-
-    /// The overhead by cause as stacked bars, one per point (`<name>-causes.svg`): the writes'
-    /// share, then each cause's mean share, the whisker the 95% interval of the whole
-    /// overhead.
-    fn causes_svg(&self) -> Result<String> {
-        let mut names = vec![WRITES];
-        names.extend(self.causes.iter().map(|c| c.name()));
-        let bars: Vec<plot::Bar> = self
-            .rows()
-            .map(|(i, p, s)| {
-                let mut label = p.index.to_string();
-                if !p.labels.is_empty() {
-                    label.push_str(&format!("  {}", p.labels.join(", ")));
-                }
-                let parts = self
-                    .cause_parts(i, p, s)
-                    .iter()
-                    // A part of no replication (NaN) or rounding below 0 draws nothing.
-                    .map(|m| m["overhead_mean"].as_f64().unwrap_or(0.0).max(0.0))
-                    .collect();
-                let o = s.overhead.estimate();
-                let ci =
-                    Some((o.ci_low(), o.ci_high())).filter(|c| c.0.is_finite() && c.1.is_finite() && parts_add_up(p));
-                plot::Bar { label, parts, total_ci: ci }
-            })
-            .collect();
-        let keys: Vec<&str> = self.scenario.axes.iter().map(|a| a.key.as_str()).collect();
-        let title = if keys.is_empty() {
-            format!("{}: overhead by cause (bars: point)", self.scenario.name)
-        } else {
-            format!("{}: overhead by cause (bars: point, {})", self.scenario.name, keys.join(", "))
-        };
-        plot::stacked_bars_svg(&title, &names, &bars, "overhead (time / work); whisker: 95% CI of the total")
-            .map_err(Error::Usage)
     }
 
     /// The overhead by cause as table rows (the header first): the point, its swept values
@@ -1429,7 +1302,7 @@ pub fn optimum_cases_svg(
     order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
     let minutes = |s: f64| s / 60.0;
     let best = plot::Curve {
-        label: format!("simulated best, range not significantly worse ({} replications)", results[0].1.replications),
+        label: format!("simulated best ({} replications)", results[0].1.replications),
         points: order
             .iter()
             .map(|&i| {
@@ -1483,14 +1356,17 @@ pub fn optimum_cases_svg(
             (false, _) => plot::tick_label(v),
         }
     };
-    let desc = if log { format!("{key} (log scale)") } else { key.clone() };
+    let mut notes: Vec<&str> = if duration { vec![] } else { figures::number_unit(&key).into_iter().collect() };
+    if log {
+        notes.push("log scale");
+    }
+    let desc = if notes.is_empty() { key.clone() } else { format!("{key} ({})", notes.join(", ")) };
     let x = plot::Axis { desc: &desc, map, label: &label, log, unit: linear_unit.map(|u| u.1) };
-    let title = format!("{}: best interval by {key}", scenario.name);
+    let title = format!("{}\nbest interval by {key}", study_title(scenario));
     let legend = plot::emptiest_corner(&curves, map);
-    Some(
-        plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &plot::Marks::default())
-            .map_err(Error::Usage),
-    )
+    let marks =
+        plot::Marks { band: Some("range not significantly worse than the best (shaded)"), ..Default::default() };
+    Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &marks).map_err(Error::Usage))
 }
 
 /// One search as Markdown, ready to paste: a line with the best interval, its range and the
@@ -1765,9 +1641,12 @@ pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -
     };
     let mut markers: Vec<(String, f64)> = o.formulas.iter().map(|f| (f.name.to_string(), f.interval_s)).collect();
     markers.push(("best".into(), o.best_interval_s));
-    let title = format!("{heading}: {}", point.failures.describe());
+    let title = format!(
+        "{heading}\noverhead against the checkpoint interval near the best; failures: {}",
+        point.failures.describe()
+    );
     let range = Some(("not significantly worse than the best", o.interval_ci_low_s, o.interval_ci_high_s));
-    plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range }).map_err(Error::Usage)
+    plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range, band: None }).map_err(Error::Usage)
 }
 
 /// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`),

@@ -394,7 +394,7 @@ impl<'a> EfficiencyReport<'a> {
         for (p, r) in self.rows() {
             let label: Vec<String> = (0..sc.axes.len())
                 .filter(|&a| a != x_axis)
-                .map(|a| format!("{} = {}", sc.axes[a].key, p.labels[a]))
+                .map(|a| format!("{} {}", super::key_words(&sc.axes[a].key), p.labels[a]))
                 .collect();
             let label = if label.is_empty() { "simulated".to_string() } else { label.join(", ") };
             let idx = match curves.iter().position(|(c, _)| c.label == label) {
@@ -431,9 +431,11 @@ impl<'a> EfficiencyReport<'a> {
         let label = move |v: f64| plot::tick_label(if log { 10f64.powf(v) } else { v });
         let desc = if log { format!("{desc}, log scale") } else { desc.to_string() };
         let axis = plot::Axis { desc: &desc, map: &map, label: &label, log, unit: None };
-        let title = format!("{}: machine efficiency (dashed: closed form)", sc.name);
+        let study = sc.description.as_ref().map_or(sc.name.clone(), |d| format!("{}: {d}", sc.name));
+        let title = format!("{study}\nmachine efficiency against {}", super::key_words(key));
         let legend = plot::emptiest_corner(&curves, &map);
-        let svg = plot::curves_svg(&title, &axis, "e = 1 − ΣL/ΣU", false, legend, &curves, &plot::Marks::default())
+        let y = "machine efficiency e = 1 − ΣL/ΣU (fraction of the node-hours)";
+        let svg = plot::curves_svg(&title, &axis, y, false, legend, &curves, &plot::Marks::default())
             .map_err(Error::Usage)?;
         Ok(Some(svg))
     }
