@@ -2,7 +2,12 @@
 //! atomic file writes.
 
 pub mod efficiency;
+mod figures;
 pub mod plot;
+pub mod table;
+
+pub use figures::{key_words, point_words, study_title};
+pub use table::{FIT_COLUMNS, TableWidth};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -409,100 +414,6 @@ impl<'a> Report<'a> {
         out
     }
 
-    /// The SVG plots of the run, with their file suffixes: `overhead` (against the interval,
-    /// one curve per combination of the other swept keys) where the sweep varies the
-    /// interval and some point has a finite one, and `wall` (the wall-time distribution of the point with the lowest mean
-    /// overhead).
-    pub fn plots(&self) -> Result<Vec<(&'static str, String)>> {
-        let mut out = vec![];
-        let interval_axes: Vec<usize> = (0..self.scenario.axes.len())
-            .filter(|&a| matches!(self.scenario.axes[a].key.as_str(), "policy.factor" | "policy.interval"))
-            .collect();
-        if !interval_axes.is_empty() {
-            let mut curves: Vec<plot::Curve> = vec![];
-            // Per curve: a point to vary for the closed form, and whether each of its points has one.
-            let mut bases: Vec<(&Point, bool)> = vec![];
-            for (i, p, s) in self.rows() {
-                let label: Vec<String> = (0..self.scenario.axes.len())
-                    .filter(|a| !interval_axes.contains(a))
-                    .map(|a| format!("{} = {}", self.scenario.axes[a].key, p.labels[a]))
-                    .collect();
-                let label = if label.is_empty() { "simulated".to_string() } else { label.join(", ") };
-                let o = s.overhead.estimate();
-                if !p.interval_s.is_finite() {
-                    continue;
-                }
-                let idx = match curves.iter().position(|c| c.label == label) {
-                    Some(idx) => idx,
-                    None => {
-                        curves.push(plot::Curve { label, points: vec![], model: vec![] });
-                        bases.push((p, true));
-                        curves.len() - 1
-                    }
-                };
-                curves[idx].points.push((p.interval_s, o.mean, o.ci_low(), o.ci_high()));
-                match self.models[i] {
-                    Some((_, v)) => curves[idx].model.push((p.interval_s, v)),
-                    None => bases[idx].1 = false,
-                }
-            }
-            for (c, (base, complete)) in curves.iter_mut().zip(bases) {
-                c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                // The closed form on a fine grid between the swept intervals as well, where every
-                // point of the curve has one (the points differ only in the interval): through
-                // the simulated points alone, the dashed line lay hidden under the solid one.
-                let (lo, hi) = (c.points[0].0, c.points[c.points.len() - 1].0);
-                if complete && hi > lo {
-                    let grid = (1..OVERHEAD_MODEL_GRID).filter_map(|i| {
-                        let t = lo * (hi / lo).powf(i as f64 / OVERHEAD_MODEL_GRID as f64);
-                        let q = Point { interval_s: t, ..base.clone() };
-                        model_overhead(&q).map(|(_, v)| (t, v))
-                    });
-                    c.model.extend(grid.collect::<Vec<_>>());
-                }
-                c.model.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-            let first = &self.scenario.points[0];
-            let (d, m) = (first.job.checkpoint_s, first.failures.mtbf_s());
-            let markers = if curves.len() == 1 {
-                let mut lines = vec![
-                    ("young".to_string(), analytic::young_interval_s(d, m)),
-                    ("daly-high-order".to_string(), analytic::daly_high_order_interval_s(d, m)),
-                ];
-                // Under bursts, Young at the cluster rate too (`policy.rate = "clusters"`).
-                if let Some(b) = first.failures.burst.filter(|b| b.branching > 0.0) {
-                    lines
-                        .push(("young (clusters)".to_string(), analytic::young_interval_s(d, m / (1.0 - b.branching))));
-                }
-                lines
-            } else {
-                vec![]
-            };
-            // Every interval infinite (`policy.interval = "none"` under a factor sweep): no curve.
-            if !curves.is_empty() {
-                // Only where a dashed line is drawn: no closed form applies (Weibull), or each
-                // curve has one point (daly-2006), and the title promised one all the same.
-                let dashed = if curves.iter().any(|c| c.model.len() >= 2) { " (dashed: closed form)" } else { "" };
-                let title = format!("{}: overhead{dashed}", self.scenario.name);
-                out.push((
-                    "overhead",
-                    plot::overhead_svg(&title, &curves, &plot::Marks { lines: &markers, range: None })
-                        .map_err(Error::Usage)?,
-                ));
-            }
-        }
-        if self.has_causes() && self.scenario.points.len() <= MAX_CAUSE_BARS {
-            out.push(("causes", self.causes_svg()?));
-        }
-        let best = self.rows().min_by(|a, b| a.2.overhead.estimate().mean.total_cmp(&b.2.overhead.estimate().mean));
-        if let Some((_, p, s)) = best {
-            let title =
-                format!("{}: wall time, point {} ({} replications)", self.scenario.name, p.index, s.replications());
-            out.push(("wall", plot::wall_svg(&title, &s.wall_bins(WALL_BINS)).map_err(Error::Usage)?));
-        }
-        Ok(out)
-    }
-
     /// The CSV: a header and one row per sweep point.
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(vec![]);
@@ -733,41 +644,6 @@ impl<'a> Report<'a> {
         Some(String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells"))
     }
 
-    /// The overhead by cause as stacked bars, one per point (`<name>-causes.svg`): the writes'
-    /// share, then each cause's mean share, the whisker the 95% interval of the whole
-    /// overhead.
-    fn causes_svg(&self) -> Result<String> {
-        let mut names = vec![WRITES];
-        names.extend(self.causes.iter().map(|c| c.name()));
-        let bars: Vec<plot::Bar> = self
-            .rows()
-            .map(|(i, p, s)| {
-                let mut label = p.index.to_string();
-                if !p.labels.is_empty() {
-                    label.push_str(&format!("  {}", p.labels.join(", ")));
-                }
-                let parts = self
-                    .cause_parts(i, p, s)
-                    .iter()
-                    // A part of no replication (NaN) or rounding below 0 draws nothing.
-                    .map(|m| m["overhead_mean"].as_f64().unwrap_or(0.0).max(0.0))
-                    .collect();
-                let o = s.overhead.estimate();
-                let ci =
-                    Some((o.ci_low(), o.ci_high())).filter(|c| c.0.is_finite() && c.1.is_finite() && parts_add_up(p));
-                plot::Bar { label, parts, total_ci: ci }
-            })
-            .collect();
-        let keys: Vec<&str> = self.scenario.axes.iter().map(|a| a.key.as_str()).collect();
-        let title = if keys.is_empty() {
-            format!("{}: overhead by cause (bars: point)", self.scenario.name)
-        } else {
-            format!("{}: overhead by cause (bars: point, {})", self.scenario.name, keys.join(", "))
-        };
-        plot::stacked_bars_svg(&title, &names, &bars, "overhead (time / work); whisker: 95% CI of the total")
-            .map_err(Error::Usage)
-    }
-
     /// The overhead by cause as table rows (the header first): the point, its swept values
     /// and interval, the writes' share, then each cause's share with its 95% interval and
     /// its failures per replication. `None` when the run does not split its overhead.
@@ -813,8 +689,23 @@ impl<'a> Report<'a> {
         )
     }
 
-    /// The terminal table of a run, in the spirit of hyperfine's summary.
+    /// The terminal table of a run, in the spirit of hyperfine's summary, that fits
+    /// [`FIT_COLUMNS`] ([`TableWidth::Fit`]).
     pub fn table(&self) -> String {
+        self.table_with(TableWidth::Fit)
+    }
+
+    /// The terminal table of a run at `width`: the columns a person needs first, fit to
+    /// [`FIT_COLUMNS`], or every column ([`TableWidth::Wide`]).
+    pub fn table_with(&self, width: TableWidth) -> String {
+        match width {
+            TableWidth::Fit => self.fit_table(),
+            TableWidth::Wide => self.wide_table(),
+        }
+    }
+
+    /// The table of [`TableWidth::Wide`]: every column, five decimals, notes on one line each.
+    fn wide_table(&self) -> String {
         let (scenario, result) = (self.scenario, self.result);
         let pairs: Vec<(&Point, &Summary)> = scenario.points.iter().zip(&result.summaries).collect();
         let (interval_unit, intervals) = duration_column(&pairs.iter().map(|(p, _)| p.interval_s).collect::<Vec<_>>());
@@ -838,8 +729,6 @@ impl<'a> Report<'a> {
             header.push(format!("Δ overhead vs {b} ± 95% CI"));
         }
         let mut rows = vec![header];
-        // Whether some point has a model but no z (no spread): the footer says why.
-        let mut without_z = false;
         for (i, (p, s)) in pairs.iter().enumerate() {
             let o = s.overhead.estimate();
             let mut row = vec![p.index.to_string()];
@@ -848,7 +737,6 @@ impl<'a> Report<'a> {
                 Some((_, v)) => (format!("{v:.5}"), z_cell(o.mean, v, o.se)),
                 None => (String::new(), String::new()),
             };
-            without_z |= z == "—";
             row.push(intervals[i].clone());
             if every {
                 row.push(self.every_cell(i));
@@ -864,6 +752,23 @@ impl<'a> Report<'a> {
             }
             rows.push(row);
         }
+        let mut out = self.table_head();
+        // The swept values read as text, left-aligned; the numbers right-aligned.
+        out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+        out.push_str(&self.table_notes());
+        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, false) {
+            out.push_str("\n  overhead by cause\n");
+            out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+            out.push('\n');
+            out.push_str(&self.causes_footer());
+        }
+        out
+    }
+
+    /// The lines above the run table, the blank line under them included: the scenario's
+    /// name and description, the replications and seed, the failure model, the second level.
+    fn table_head(&self) -> String {
+        let (scenario, result) = (self.scenario, self.result);
         let mut out = scenario.name.clone();
         if let Some(d) = &scenario.description {
             out.push_str(&format!(": {d}"));
@@ -891,35 +796,42 @@ impl<'a> Report<'a> {
             out.push_str(&format!("  {line}\n"));
         }
         out.push('\n');
-        // The swept values read as text, left-aligned; the numbers right-aligned.
-        out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
+        out
+    }
+
+    /// Whether some point has a closed form but no z (every replication alike, no spread).
+    fn some_without_z(&self) -> bool {
+        self.rows().any(|(i, _, s)| {
+            let o = s.overhead.estimate();
+            self.models[i].is_some_and(|(_, v)| z_cell(o.mean, v, o.se) == "—")
+        })
+    }
+
+    /// The notes under the run table, one line each: z (or why there is none), the Poisson
+    /// column, the baseline's Δ.
+    fn table_notes(&self) -> String {
+        let mut out = String::new();
         if self.models.iter().all(Option::is_none) {
             // No z to read: the line about z would only puzzle (its columns are empty).
             out.push_str("\n  model, z: no closed form applies exactly to these points' failure model.\n");
         } else {
-            out.push_str(&z_footer(result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
+            out.push_str(&z_footer(self.result.summaries.iter().map(Summary::replications).min().unwrap_or(0)));
         }
-        if poisson {
+        if self.shows_poisson() {
             out.push_str(POISSON_FOOTER);
         }
-        if let Some(b) = baseline {
+        if let Some(b) = self.scenario.run.baseline.point() {
             out.push_str(&format!(
                 "  Δ: each point's overhead minus point {b}'s in the same replication (same failures), averaged; \
                  its interval is the difference's own: the points share their failures, so it is narrower than their two \
                  intervals would give.\n"
             ));
         }
-        if without_z {
+        if self.some_without_z() {
             out.push_str(
                 "  z = —: every replication gave the same overhead (SE = 0; usually no failure struck), so there is \
                  no z and ± 0 is no real interval.\n",
             );
-        }
-        if let Some(rows) = self.cause_rows(&intervals, &interval_unit, false) {
-            out.push_str("\n  overhead by cause\n");
-            out.push_str(&aligned_table(&rows, &|c| c >= 1 && c <= scenario.axes.len()));
-            out.push('\n');
-            out.push_str(&self.causes_footer());
         }
         out
     }
@@ -1163,12 +1075,17 @@ fn duration_column(values_s: &[f64]) -> (String, Vec<String>) {
 /// chosen from the median finite value of them all: a p95 in days beside a p50 in hours read
 /// as the smaller.
 fn duration_columns(columns_s: &[&[f64]]) -> (String, Vec<Vec<String>>) {
-    let mut finite: Vec<f64> = columns_s.iter().flat_map(|c| c.iter().copied()).filter(|v| v.is_finite()).collect();
-    finite.sort_by(f64::total_cmp);
-    let typical = finite.get(finite.len() / 2).copied().unwrap_or(1.0);
-    let (unit, scale) = duration_unit(typical);
+    let (unit, scale) = column_unit(columns_s);
     let cells = columns_s.iter().map(|c| c.iter().map(|v| three_decimals(v / scale)).collect()).collect();
     (unit.to_string(), cells)
+}
+
+/// The unit of [`duration_columns`] for `columns_s`: that of their median finite value, its
+/// name and length (s).
+fn column_unit(columns_s: &[&[f64]]) -> (&'static str, f64) {
+    let mut finite: Vec<f64> = columns_s.iter().flat_map(|c| c.iter().copied()).filter(|v| v.is_finite()).collect();
+    finite.sort_by(f64::total_cmp);
+    duration_unit(finite.get(finite.len() / 2).copied().unwrap_or(1.0))
 }
 
 /// The wall-time median and 95th percentile columns of `pairs`, in one unit.
@@ -1385,7 +1302,7 @@ pub fn optimum_cases_svg(
     order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
     let minutes = |s: f64| s / 60.0;
     let best = plot::Curve {
-        label: format!("simulated best, range not significantly worse ({} replications)", results[0].1.replications),
+        label: format!("simulated best ({} replications)", results[0].1.replications),
         points: order
             .iter()
             .map(|&i| {
@@ -1439,14 +1356,17 @@ pub fn optimum_cases_svg(
             (false, _) => plot::tick_label(v),
         }
     };
-    let desc = if log { format!("{key} (log scale)") } else { key.clone() };
+    let mut notes: Vec<&str> = if duration { vec![] } else { figures::number_unit(&key).into_iter().collect() };
+    if log {
+        notes.push("log scale");
+    }
+    let desc = if notes.is_empty() { key.clone() } else { format!("{key} ({})", notes.join(", ")) };
     let x = plot::Axis { desc: &desc, map, label: &label, log, unit: linear_unit.map(|u| u.1) };
-    let title = format!("{}: best interval by {key}", scenario.name);
+    let title = format!("{}\nbest interval by {key}", study_title(scenario));
     let legend = plot::emptiest_corner(&curves, map);
-    Some(
-        plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &plot::Marks::default())
-            .map_err(Error::Usage),
-    )
+    let marks =
+        plot::Marks { band: Some("range not significantly worse than the best (shaded)"), ..Default::default() };
+    Some(plot::curves_svg(&title, &x, "checkpoint interval (min)", true, legend, &curves, &marks).map_err(Error::Usage))
 }
 
 /// One search as Markdown, ready to paste: a line with the best interval, its range and the
@@ -1548,9 +1468,33 @@ pub fn optimum_cases_markdown(
     out
 }
 
-/// A summary of several searches for the terminal: one row per case with its swept values,
-/// the best interval and its range, the overhead there, and Young's and Daly eq. 37's regret.
+/// A summary of several searches for the terminal, fit to [`FIT_COLUMNS`]: one row per case
+/// with its swept values, the best interval and its range, the overhead there, and Young's and
+/// Daly eq. 37's regret.
 pub fn optimum_cases_table(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+) -> String {
+    optimum_cases_table_with(scenario, seed, results, TableWidth::Fit)
+}
+
+/// [`optimum_cases_table`] at `width`: fit to [`FIT_COLUMNS`], or with every column and
+/// five decimals ([`TableWidth::Wide`]).
+pub fn optimum_cases_table_with(
+    scenario: &Scenario,
+    seed: u64,
+    results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
+    width: TableWidth,
+) -> String {
+    match width {
+        TableWidth::Fit => table::fit_optimum_cases_table(scenario, seed, results),
+        TableWidth::Wide => wide_optimum_cases_table(scenario, seed, results),
+    }
+}
+
+/// The table of [`optimum_cases_table_with`] at [`TableWidth::Wide`].
+fn wide_optimum_cases_table(
     scenario: &Scenario,
     seed: u64,
     results: &[(crate::optimize::Case<'_>, crate::optimize::Optimum)],
@@ -1697,13 +1641,37 @@ pub fn optimum_svg(heading: &str, point: &Point, o: &crate::optimize::Optimum) -
     };
     let mut markers: Vec<(String, f64)> = o.formulas.iter().map(|f| (f.name.to_string(), f.interval_s)).collect();
     markers.push(("best".into(), o.best_interval_s));
-    let title = format!("{heading}: {}", point.failures.describe());
+    let title = format!(
+        "{heading}\noverhead against the checkpoint interval near the best; failures: {}",
+        point.failures.describe()
+    );
     let range = Some(("not significantly worse than the best", o.interval_ci_low_s, o.interval_ci_high_s));
-    plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range }).map_err(Error::Usage)
+    plot::overhead_svg(&title, &[curve], &plot::Marks { lines: &markers, range, band: None }).map_err(Error::Usage)
 }
 
-/// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`).
+/// The terminal table of `ckptsim optimize` for `point` (its first line starts `heading`),
+/// fit to [`FIT_COLUMNS`].
 pub fn optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
+    optimum_table_with(heading, point, seed, o, TableWidth::Fit)
+}
+
+/// [`optimum_table`] at `width`: fit to [`FIT_COLUMNS`], or with five decimals and each note
+/// on its lines as written ([`TableWidth::Wide`]).
+pub fn optimum_table_with(
+    heading: &str,
+    point: &Point,
+    seed: u64,
+    o: &crate::optimize::Optimum,
+    width: TableWidth,
+) -> String {
+    match width {
+        TableWidth::Fit => table::fit_optimum_table(heading, point, seed, o),
+        TableWidth::Wide => wide_optimum_table(heading, point, seed, o),
+    }
+}
+
+/// The table of [`optimum_table_with`] at [`TableWidth::Wide`].
+fn wide_optimum_table(heading: &str, point: &Point, seed: u64, o: &crate::optimize::Optimum) -> String {
     let unit = duration_unit(o.best_interval_s);
     let f = |s: f64| format!("{:.3} {}", s / unit.1, unit.0);
     let mut out = format!(

@@ -8,7 +8,8 @@ use anyhow::Context;
 use super::{Format, FormulasArgs, duration_arg, fixed6, header_seconds, usage};
 use crate::analytic::multilevel::{self, Rates};
 use crate::engine::{Job, TwoLevel};
-use crate::report::{self, csv_number};
+use crate::report::table::{Column, fit_columns, left_out_note, wrap_lines};
+use crate::report::{self, TableWidth, csv_number};
 use crate::scenario;
 
 /// One (n, interval) pair of the two-level table and what the closed forms say of it.
@@ -33,13 +34,25 @@ struct Row {
 /// level 2 writes in `c2` (as written) and restarts in `--level2-restart` (default the
 /// job's restart), its failures of MTBF `--level2-mtbf`. Rows: the best n with its exact
 /// optimum and its P*(n)/n, the first order's n* rounded with P*(n)/n, `--every` with both,
-/// and `--interval` at the best n (or `--every`).
+/// and `--interval` at the best n (or `--every`). The table fits [`report::FIT_COLUMNS`].
 pub(super) fn cmd(
     args: &FormulasArgs,
     job: &Job,
     mtbf_s: f64,
     c2: &str,
     extra_interval_s: Option<f64>,
+) -> anyhow::Result<()> {
+    cmd_with(args, job, mtbf_s, c2, extra_interval_s, TableWidth::Fit)
+}
+
+/// [`cmd`] with its table at `width` (`--wide`).
+pub(super) fn cmd_with(
+    args: &FormulasArgs,
+    job: &Job,
+    mtbf_s: f64,
+    c2: &str,
+    extra_interval_s: Option<f64>,
+    width: TableWidth,
 ) -> anyhow::Result<()> {
     let level2_mtbf = args.level2_mtbf.as_deref().expect("clap: --level2-checkpoint requires --level2-mtbf");
     let m2_s = duration_arg("level2-mtbf", level2_mtbf, true)?;
@@ -104,21 +117,7 @@ pub(super) fn cmd(
         })
         .collect();
     if rows.is_empty() {
-        // Free level-1 writes: the best is a level-1 checkpoint after every instant.
-        if job.checkpoint_s == 0.0 && two.checkpoint_s > 0.0 {
-            return Err(usage(format!(
-                "--checkpoint {}: level-1 writes that cost nothing make the best interval 0 (a level-1 checkpoint \
-                 after every instant) and n infinite: no two-level formula gives an interval > 0; accepted is \
-                 --checkpoint > 0, or give --interval (and --every) to evaluate one",
-                args.checkpoint
-            )));
-        }
-        return Err(usage(format!(
-            "--level2-checkpoint {c2}: no two-level formula gives an interval > 0 here (C₁ = {} s, C₂ = {} s); \
-             accepted is a write cost > 0 at some level, or give --interval to evaluate one",
-            scenario::shown_number(job.checkpoint_s),
-            scenario::shown_number(two.checkpoint_s)
-        )));
+        return Err(no_interval(args, job, &two, c2));
     }
     if finite_work && rows.iter().any(|r| r.wall_mean_s.is_none()) {
         eprintln!(
@@ -134,54 +133,75 @@ pub(super) fn cmd(
         );
     }
     let text = match args.format {
-        Format::Json => {
-            let mut t = serde_json::to_string_pretty(&serde_json::json!({
-                "checkpoint_s": job.checkpoint_s, "mtbf_s": mtbf_s, "restart_s": job.restart_s,
-                "downtime_s": job.downtime_s, "work_s": if finite_work { Some(job.work_s) } else { None },
-                "level2_checkpoint_s": two.checkpoint_s, "level2_mtbf_s": m2_s, "level2_restart_s": two.restart_s,
-                "first_order_every": if n_star.is_finite() { Some(n_star) } else { None },
-                "intervals": rows.iter().map(|r| serde_json::json!({
-                    "name": r.name, "level2_every": r.every, "interval_s": r.interval_s, "overhead": r.overhead,
-                    "efficiency": 1.0 / (1.0 + r.overhead), "wall_mean_s": r.wall_mean_s,
-                    "job_overhead": r.job_overhead,
-                })).collect::<Vec<_>>(),
-            }))?;
-            t.push('\n');
-            t
-        }
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(vec![]);
-            w.write_record([
-                "name",
-                "level2_every",
-                "interval_s",
-                "overhead",
-                "efficiency",
-                "wall_mean_s",
-                "job_overhead",
-            ])?;
-            for r in &rows {
-                let opt = |x: Option<f64>| x.map_or(String::new(), csv_number);
-                w.write_record([
-                    r.name.to_string(),
-                    r.every.to_string(),
-                    csv_number(r.interval_s),
-                    csv_number(r.overhead),
-                    csv_number(1.0 / (1.0 + r.overhead)),
-                    opt(r.wall_mean_s),
-                    opt(r.job_overhead),
-                ])?;
-            }
-            String::from_utf8(w.into_inner()?)?
-        }
-        Format::Table | Format::Markdown => table(job, mtbf_s, &two, m2_s, n_star, &rows),
+        Format::Json => json_text(job, mtbf_s, &two, m2_s, n_star, &rows)?,
+        Format::Csv => csv_text(&rows)?,
+        Format::Table | Format::Markdown => match width {
+            TableWidth::Fit => fit_table(job, mtbf_s, &two, m2_s, n_star, &rows),
+            TableWidth::Wide => table(job, mtbf_s, &two, m2_s, n_star, &rows),
+        },
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
     Ok(())
 }
 
-/// The terminal table of the two-level `formulas`.
-fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &[Row]) -> String {
+/// The error where no two-level formula gives an interval > 0: free level-1 writes (the best
+/// is a level-1 checkpoint after every instant), or no write cost at any level.
+fn no_interval(args: &FormulasArgs, job: &Job, two: &TwoLevel, c2: &str) -> anyhow::Error {
+    if job.checkpoint_s == 0.0 && two.checkpoint_s > 0.0 {
+        return usage(format!(
+            "--checkpoint {}: level-1 writes that cost nothing make the best interval 0 (a level-1 checkpoint \
+             after every instant) and n infinite: no two-level formula gives an interval > 0; accepted is \
+             --checkpoint > 0, or give --interval (and --every) to evaluate one",
+            args.checkpoint
+        ));
+    }
+    usage(format!(
+        "--level2-checkpoint {c2}: no two-level formula gives an interval > 0 here (C₁ = {} s, C₂ = {} s); \
+         accepted is a write cost > 0 at some level, or give --interval to evaluate one",
+        scenario::shown_number(job.checkpoint_s),
+        scenario::shown_number(two.checkpoint_s)
+    ))
+}
+
+/// The JSON of the two-level `formulas`: the parameters, n* and one object per row.
+fn json_text(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &[Row]) -> anyhow::Result<String> {
+    let finite_work = job.work_s.is_finite();
+    let mut t = serde_json::to_string_pretty(&serde_json::json!({
+        "checkpoint_s": job.checkpoint_s, "mtbf_s": mtbf_s, "restart_s": job.restart_s,
+        "downtime_s": job.downtime_s, "work_s": if finite_work { Some(job.work_s) } else { None },
+        "level2_checkpoint_s": two.checkpoint_s, "level2_mtbf_s": m2_s, "level2_restart_s": two.restart_s,
+        "first_order_every": if n_star.is_finite() { Some(n_star) } else { None },
+        "intervals": rows.iter().map(|r| serde_json::json!({
+            "name": r.name, "level2_every": r.every, "interval_s": r.interval_s, "overhead": r.overhead,
+            "efficiency": 1.0 / (1.0 + r.overhead), "wall_mean_s": r.wall_mean_s,
+            "job_overhead": r.job_overhead,
+        })).collect::<Vec<_>>(),
+    }))?;
+    t.push('\n');
+    Ok(t)
+}
+
+/// The CSV of the two-level `formulas`: one row per (n, interval) pair.
+fn csv_text(rows: &[Row]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(vec![]);
+    w.write_record(["name", "level2_every", "interval_s", "overhead", "efficiency", "wall_mean_s", "job_overhead"])?;
+    for r in rows {
+        let opt = |x: Option<f64>| x.map_or(String::new(), csv_number);
+        w.write_record([
+            r.name.to_string(),
+            r.every.to_string(),
+            csv_number(r.interval_s),
+            csv_number(r.overhead),
+            csv_number(1.0 / (1.0 + r.overhead)),
+            opt(r.wall_mean_s),
+            opt(r.job_overhead),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The lines above the table of the two-level `formulas`: the parameters, then n*.
+fn table_head(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64) -> String {
     let h = report::human_duration;
     let can =
         |e: crate::engine::Exposure| if e == crate::engine::Exposure::CanFail { "can fail" } else { "cannot fail" };
@@ -204,6 +224,72 @@ fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &
         n if n.is_finite() => format!("  first-order n* = √(λ₁(C₂ − C₁)/(λ₂C₁)) = {n:.3}\n\n"),
         _ => "  first-order n*: none (C₂ < C₁, or no level-1 write cost)\n\n".to_string(),
     });
+    out
+}
+
+/// The notes under the table of the two-level `formulas`, each on one line.
+fn table_notes(job: &Job) -> String {
+    let mut out = String::from(
+        "\n  n = checkpoints per level-2 one; interval = compute between two checkpoints of any level; optimal = the \
+         exact optimum at n for endless work (the first row: the best n and interval together); optimal-work = the \
+         equal chunking W/k near it with the least E[wall] for the --work given; young = the first order's P*(n)/n\n  \
+         overhead = E[wall]/work − 1 for endless work, from the exact Markov chain over a pattern's chunks; \
+         efficiency = 1/(1 + overhead)\n",
+    );
+    if job.work_s.is_finite() {
+        out.push_str(
+            "  E[wall], job overhead: the --work given, exact (its last pattern is shorter and ends in a level-2 \
+             write)\n",
+        );
+    }
+    out
+}
+
+/// The terminal table of the two-level `formulas` at [`TableWidth::Fit`]: the interval in
+/// seconds (`interval_s`, six decimals) left out first.
+fn fit_table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &[Row]) -> String {
+    let h = report::human_duration;
+    let mut columns = vec![
+        Column::text("formula", 0),
+        Column::number("n", 0),
+        Column::number("interval", 0),
+        Column::number("interval_s", 3),
+        Column::number("overhead", 0),
+        Column::number("efficiency", 1),
+        Column::number("E[wall]", 2),
+        Column::number("job overhead", 2),
+    ];
+    for r in rows {
+        let (wall, overhead) = match (r.wall_mean_s, r.job_overhead) {
+            (Some(w), Some(o)) => (h(w), fixed6(o)),
+            _ => (String::new(), String::new()),
+        };
+        let cells = [
+            r.name.to_string(),
+            r.every.to_string(),
+            h(r.interval_s),
+            fixed6(r.interval_s),
+            fixed6(r.overhead),
+            fixed6(1.0 / (1.0 + r.overhead)),
+            wall,
+            overhead,
+        ];
+        for (c, cell) in columns.iter_mut().zip(cells) {
+            c.cells.push(cell);
+        }
+    }
+    let fitted = fit_columns(columns);
+    let mut out = wrap_lines(&table_head(job, mtbf_s, two, m2_s, n_star));
+    out.push_str(&fitted.text);
+    out.push_str(&wrap_lines(&table_notes(job)));
+    out.push_str(&left_out_note(&fitted.left_out));
+    out
+}
+
+/// The terminal table of the two-level `formulas` at [`TableWidth::Wide`], as before.
+fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &[Row]) -> String {
+    let h = report::human_duration;
+    let mut out = table_head(job, mtbf_s, two, m2_s, n_star);
     let finite = job.work_s.is_finite();
     out.push_str(&format!(
         "  {:<12} {:>5} {:>14} {:>14} {:>12} {:>10}",
@@ -228,18 +314,6 @@ fn table(job: &Job, mtbf_s: f64, two: &TwoLevel, m2_s: f64, n_star: f64, rows: &
         }
         out.push('\n');
     }
-    out.push_str(
-        "\n  n = checkpoints per level-2 one; interval = compute between two checkpoints of any level; optimal = the \
-         exact optimum at n for endless work (the first row: the best n and interval together); optimal-work = the \
-         equal chunking W/k near it with the least E[wall] for the --work given; young = the first order's P*(n)/n\n  \
-         overhead = E[wall]/work − 1 for endless work, from the exact Markov chain over a pattern's chunks; \
-         efficiency = 1/(1 + overhead)\n",
-    );
-    if finite {
-        out.push_str(
-            "  E[wall], job overhead: the --work given, exact (its last pattern is shorter and ends in a level-2 \
-             write)\n",
-        );
-    }
+    out.push_str(&table_notes(job));
     out
 }

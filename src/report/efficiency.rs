@@ -11,6 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::table::{Column, TableWidth, fit_columns, left_out_note, mean_pm, to_interval, wrap_lines};
 use super::{SweptAs, csv_cell, plot};
 use crate::efficiency::{EfficiencyPoint, EfficiencyScenario, PointResult, StudyResult};
 use crate::efficiency::{cadence_name, last_segment_name, storage_name};
@@ -211,10 +212,37 @@ impl<'a> EfficiencyReport<'a> {
         rows
     }
 
-    /// The terminal table.
+    /// The terminal table, fit to [`FIT_COLUMNS`](super::FIT_COLUMNS) ([`TableWidth::Fit`]).
     pub fn table(&self) -> String {
-        let sc = self.scenario;
+        self.table_with(TableWidth::Fit)
+    }
+
+    /// The terminal table at `width`: the columns a person needs first, fit to
+    /// [`FIT_COLUMNS`](super::FIT_COLUMNS), or every column ([`TableWidth::Wide`]).
+    pub fn table_with(&self, width: TableWidth) -> String {
+        match width {
+            TableWidth::Fit => self.fit_table(),
+            TableWidth::Wide => self.wide_table(),
+        }
+    }
+
+    /// The table of [`TableWidth::Wide`]: every figure's model and simulated value, five
+    /// decimals, notes on one line each.
+    fn wide_table(&self) -> String {
         let rows = self.cells(false);
+        let mut out = self.table_head();
+        out.push('\n');
+        let left = rows[0].iter().take_while(|h| !h.ends_with("model")).count() - 1; // swept keys, convention
+        out.push_str(&crate::report::aligned_table(&rows, &|c| c >= 1 && c <= left));
+        let without_z = rows.iter().skip(1).any(|r| r.iter().rev().nth(1).is_some_and(|z| z == "—"));
+        out.push_str(&self.table_notes(without_z));
+        out
+    }
+
+    /// The lines above the table: the scenario's name and description, the schedule, the
+    /// replications, what the figures are, the machine where every point shares it.
+    fn table_head(&self) -> String {
+        let sc = self.scenario;
         let mut out = sc.name.clone();
         if let Some(d) = &sc.description {
             out.push_str(&format!(": {d}"));
@@ -244,14 +272,16 @@ impl<'a> EfficiencyReport<'a> {
         if machines.iter().all(|m| *m == machines[0]) {
             out.push_str(&format!("  {}\n", machines[0]));
         }
-        out.push('\n');
-        let left = rows[0].iter().take_while(|h| !h.ends_with("model")).count() - 1; // swept keys, convention
-        out.push_str(&crate::report::aligned_table(&rows, &|c| c >= 1 && c <= left));
-        out.push_str(
+        out
+    }
+
+    /// The notes under the table, one line each; `without_z` where some point has no z.
+    fn table_notes(&self, without_z: bool) -> String {
+        let mut out = String::from(
             "\n  e = 1 − ΣL/ΣU; l_chk, l_F, l_R: checkpoint, failure and restart losses over ΣU (node-hours). \
              z(e) = (simulated − model)/SE.\n",
         );
-        if rows.iter().skip(1).any(|r| r.iter().rev().nth(1).is_some_and(|z| z == "—")) {
+        if without_z {
             out.push_str(
                 "  z(e) = —: every replication gave the same e (SE = 0; usually no failure struck), so there is \
                  no z and ± 0 is no real interval.\n",
@@ -260,6 +290,72 @@ impl<'a> EfficiencyReport<'a> {
         if self.result.points.iter().any(|r| !r.warnings.is_empty()) {
             out.push_str("  Some points have warnings (on stderr, and under `warnings` in the JSON).\n");
         }
+        out
+    }
+
+    /// The table of [`TableWidth::Fit`]: e with its closed form and z always; then the losses
+    /// (failures first), the failed jobs, the losses' closed forms as the width allows; a last
+    /// segment that every point shares above the table.
+    fn fit_table(&self) -> String {
+        let sc = self.scenario;
+        let convention_swept = sc.axes.iter().any(|a| a.key == "schedule.last_segment");
+        let first = last_segment_name(sc.points[0].last);
+        let one_convention = sc.points.iter().all(|p| last_segment_name(p.last) == first);
+        let mut out = self.table_head();
+        if !convention_swept && one_convention {
+            out.push_str(&format!("  last segment: {first} (`last_segment` in the CSV and JSON)\n"));
+        }
+        out.push('\n');
+        let mut columns = vec![Column::number("point", 0)];
+        columns.extend(sc.axes.iter().map(|a| Column::text(a.key.clone(), 0)));
+        if !convention_swept && !one_convention {
+            columns.push(Column::text("last segment", 0));
+        }
+        let keys = columns.len();
+        // (figure, rank of its model, rank of its simulated value) after e's.
+        let ranks = [(1, 7, 3), (2, 7, 2), (3, 7, 4)];
+        columns.extend([Column::number("e model", 0), Column::number("e ± 95% CI", 0), Column::number("z(e)", 0)]);
+        for (k, model, sim) in ranks {
+            let short = FIGURES[k].1;
+            columns.extend([
+                Column::number(format!("{short} model"), model),
+                Column::number(format!("{short} ± 95% CI"), sim),
+            ]);
+        }
+        columns.push(Column::number("failed jobs", 5));
+        let mut without_z = false;
+        for (p, r) in self.rows() {
+            let mut row = vec![p.index.to_string()];
+            row.extend(p.labels.iter().cloned());
+            if keys > sc.axes.len() + 1 {
+                row.push(last_segment_name(p.last).into());
+            }
+            let (model, pooled, _) = figure(r, 0);
+            let z = crate::report::table::z1(pooled.value, model, pooled.se);
+            without_z |= z == "—";
+            row.extend([
+                to_interval(model, pooled.half_width, 5, 6),
+                mean_pm(pooled.value, pooled.half_width, false),
+                z,
+            ]);
+            for (k, _, _) in ranks {
+                let (model, pooled, _) = figure(r, k);
+                row.extend([
+                    to_interval(model, pooled.half_width, 5, 6),
+                    mean_pm(pooled.value, pooled.half_width, false),
+                ]);
+            }
+            let failed = &r.sim.failed_jobs;
+            row.push(to_interval(failed.mean, failed.half_width, 1, 1));
+            for (c, cell) in columns.iter_mut().zip(row) {
+                c.cells.push(cell);
+            }
+        }
+        let fitted = fit_columns(columns);
+        let mut out = wrap_lines(&out);
+        out.push_str(&fitted.text);
+        out.push_str(&wrap_lines(&self.table_notes(without_z)));
+        out.push_str(&left_out_note(&fitted.left_out));
         out
     }
 
@@ -298,7 +394,7 @@ impl<'a> EfficiencyReport<'a> {
         for (p, r) in self.rows() {
             let label: Vec<String> = (0..sc.axes.len())
                 .filter(|&a| a != x_axis)
-                .map(|a| format!("{} = {}", sc.axes[a].key, p.labels[a]))
+                .map(|a| format!("{} {}", super::key_words(&sc.axes[a].key), p.labels[a]))
                 .collect();
             let label = if label.is_empty() { "simulated".to_string() } else { label.join(", ") };
             let idx = match curves.iter().position(|(c, _)| c.label == label) {
@@ -335,9 +431,11 @@ impl<'a> EfficiencyReport<'a> {
         let label = move |v: f64| plot::tick_label(if log { 10f64.powf(v) } else { v });
         let desc = if log { format!("{desc}, log scale") } else { desc.to_string() };
         let axis = plot::Axis { desc: &desc, map: &map, label: &label, log, unit: None };
-        let title = format!("{}: machine efficiency (dashed: closed form)", sc.name);
+        let study = sc.description.as_ref().map_or(sc.name.clone(), |d| format!("{}: {d}", sc.name));
+        let title = format!("{study}\nmachine efficiency against {}", super::key_words(key));
         let legend = plot::emptiest_corner(&curves, &map);
-        let svg = plot::curves_svg(&title, &axis, "e = 1 − ΣL/ΣU", false, legend, &curves, &plot::Marks::default())
+        let y = "machine efficiency e = 1 − ΣL/ΣU (fraction of the node-hours)";
+        let svg = plot::curves_svg(&title, &axis, y, false, legend, &curves, &plot::Marks::default())
             .map_err(Error::Usage)?;
         Ok(Some(svg))
     }

@@ -41,6 +41,44 @@ pub fn caption_size(title: &str) -> f64 {
     (20.0 * CAPTION_CHARS as f64 / n as f64).clamp(10.0, 20.0)
 }
 
+/// Characters of a title's second and further lines (what the figure shows, in words) that
+/// fit the 800-pixel-wide figures at [`SUBTITLE_SIZE`].
+const SUBTITLE_CHARS: usize = 100;
+
+/// The font size of a title's second and further lines, at most.
+const SUBTITLE_SIZE: f64 = 15.0;
+
+/// Pixels above a figure's title.
+const TITLE_TOP_PX: i32 = 10;
+
+/// The font size of a title's second or further `line`: 15, smaller for a longer
+/// line so that it fits the width, down to 9.
+pub fn subtitle_size(line: &str) -> f64 {
+    let n = line.chars().count().max(1);
+    (SUBTITLE_SIZE * SUBTITLE_CHARS as f64 / n as f64).clamp(9.0, SUBTITLE_SIZE)
+}
+
+/// The lines of `title` drawn centred at the top of `area`: the first (the study: the
+/// scenario's name and description) at [`caption_size`], the others (what the figure shows,
+/// in words) at [`subtitle_size`]; returns the area below them.
+fn titled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+) -> Result<DrawingArea<DB, plotters::coord::Shift>, String> {
+    let (width, _) = area.dim_in_pixel();
+    let mut y = TITLE_TOP_PX;
+    for (i, line) in title.lines().enumerate() {
+        let size = if i == 0 { caption_size(line) } else { subtitle_size(line) };
+        let style = TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        area.draw(&Text::new(line.to_string(), (width as i32 / 2, y), style)).map_err(plot_error)?;
+        y += (size * 1.35).ceil() as i32;
+    }
+    Ok(area.split_vertically(y).1)
+}
+
+/// The y axis title of the overhead plots, with its unit.
+pub const OVERHEAD_AXIS: &str = "overhead = wall time / work − 1 (fraction of the work)";
+
 /// Overhead against interval (minutes, log scale), each curve with its 95% band and, dashed,
 /// its closed form; the `marks` at intervals in seconds.
 pub fn overhead_svg(title: &str, curves: &[Curve], marks: &Marks) -> Result<String, String> {
@@ -52,7 +90,7 @@ pub fn overhead_svg(title: &str, curves: &[Curve], marks: &Marks) -> Result<Stri
         log: true,
         unit: None,
     };
-    curves_svg(title, &x, "overhead = wall / work − 1", true, SeriesLabelPosition::UpperLeft, curves, marks)
+    curves_svg(title, &x, OVERHEAD_AXIS, true, SeriesLabelPosition::UpperLeft, curves, marks)
 }
 
 /// What a figure marks on its x axis: dashed vertical lines at `lines` (name, x), and a shaded
@@ -64,6 +102,8 @@ pub struct Marks<'a> {
     pub lines: &'a [(String, f64)],
     /// (legend text, low x, high x) of the shaded range.
     pub range: Option<(&'a str, f64, f64)>,
+    /// What the curves' shaded bands are, in the legend: [`BAND_LEGEND`] where `None`.
+    pub band: Option<&'a str>,
 }
 
 /// The x axis of [`curves_svg`]: its description, the map from a data value to the plotted
@@ -438,14 +478,44 @@ fn place_legend(
         .unwrap_or(LegendPlace::Outside)
 }
 
-/// The key of a legend entry: the shaded range's swatch or a curve's line.
+/// The legend entry of the curves' shaded 95% bands.
+pub const BAND_LEGEND: &str = "95% CI (shaded)";
+
+/// The legend entry of the closed forms' dashed lines.
+pub const DASHED_LEGEND: &str = "closed form (dashed)";
+
+/// The fewest pixels between neighbouring points of a curve for their intervals to be drawn
+/// as bars as well as a band.
+const BAR_SPACING_PX: i32 = 12;
+
+/// The opacity of a curve's 95% band.
+const BAND_OPACITY: f64 = 0.25;
+
+/// The key of a legend entry: the shaded range's swatch, a curve's line, a line in its band,
+/// a dashed line.
 #[derive(Clone, Copy)]
 enum Key {
     Shade(ShapeStyle),
     Line(RGBColor),
+    Band(RGBColor),
+    Dashed(RGBColor),
 }
 
 impl Key {
+    /// The key as the chart's own legend draws it, relative to its middle left end: a swatch
+    /// 20 × 10 pixels (its fill), then two lines and their stroke.
+    fn parts(self) -> (ShapeStyle, [Vec<(i32, i32)>; 2], ShapeStyle) {
+        let none = TRANSPARENT.filled();
+        match self {
+            Key::Shade(shade) => (shade, [vec![], vec![]], none),
+            Key::Line(color) => (none, [vec![(0, 0), (20, 0)], vec![]], color.stroke_width(2)),
+            Key::Band(color) => {
+                (color.mix(BAND_OPACITY).filled(), [vec![(0, 0), (20, 0)], vec![]], color.stroke_width(2))
+            }
+            Key::Dashed(color) => (none, [vec![(0, 0), (6, 0)], vec![(10, 0), (16, 0)]], color.stroke_width(1)),
+        }
+    }
+
     /// Drawn on `area` with its middle left end at `(x, y)`, as the chart's series labels draw
     /// it (see the `legend` closures in [`curves_svg`]).
     fn draw<DB: DrawingBackend>(
@@ -453,9 +523,15 @@ impl Key {
         area: &DrawingArea<DB, plotters::coord::Shift>,
         (x, y): (i32, i32),
     ) -> Result<(), String> {
+        let draw = |points: Vec<(i32, i32)>, style: ShapeStyle| area.draw(&PathElement::new(points, style));
         match self {
             Key::Shade(shade) => area.draw(&Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade)),
-            Key::Line(color) => area.draw(&PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))),
+            Key::Line(color) => draw(vec![(x, y), (x + 20, y)], color.stroke_width(2)),
+            Key::Band(color) => area
+                .draw(&Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.mix(BAND_OPACITY).filled()))
+                .and_then(|_| draw(vec![(x, y), (x + 20, y)], color.stroke_width(2))),
+            Key::Dashed(color) => draw(vec![(x, y), (x + 6, y)], color.stroke_width(1))
+                .and_then(|_| draw(vec![(x + 10, y), (x + 16, y)], color.stroke_width(1))),
         }
         .map_err(plot_error)
     }
@@ -499,15 +575,14 @@ fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The chart of `frame` titled `title` on `area`, as every [`curves_svg`] figure lays it out.
+/// The chart of `frame` on `area` (below the title, [`titled`]), as every [`curves_svg`]
+/// figure lays it out.
 fn build_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
     frame: &Frame,
 ) -> Result<ChartContext<'a, DB, Cartesian2d<Ticked, RangedCoordf64>>, String> {
     let x = Ticked { inner: frame.x.clone().into(), bold: frame.bold.clone(), light: frame.light.clone() };
     ChartBuilder::on(area)
-        .caption(title, ("sans-serif", caption_size(title)))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
@@ -531,6 +606,205 @@ pub fn curves_svg(
     curves: &[Curve],
     marks: &Marks,
 ) -> Result<String, String> {
+    let lx = x.map;
+    let frame = frame_of(title, x, y_floor_zero, curves)?;
+    let (x_lo, x_hi, y_bottom, y_top) = (frame.x.start, frame.x.end, frame.y.start, frame.y.end);
+    let grey = RGBColor(90, 90, 90);
+    // The shaded range, within the x axis, and the legend: the range first, then each curve.
+    let range = marks.range.map(|(text, lo, hi)| (text, lx(lo).max(x_lo), lx(hi).min(x_hi))).filter(|r| r.1 <= r.2);
+    let shade = grey.mix(0.15).filled();
+    // What the shading and the dashes mean, after the curves, where some curve has them.
+    let banded = curves.iter().any(|c| c.points.iter().any(|p| p.2 < p.3));
+    let dashed = curves.iter().any(|c| c.model.len() >= 2);
+    let band = marks.band.unwrap_or(BAND_LEGEND);
+    let keys = [(banded, band, Key::Band(grey)), (dashed, DASHED_LEGEND, Key::Dashed(grey))];
+    let entries: Vec<(&str, Key)> = range
+        .map(|r| (r.0, Key::Shade(shade)))
+        .into_iter()
+        .chain(curves.iter().enumerate().map(|(i, c)| (c.label.as_str(), Key::Line(PALETTE[i % PALETTE.len()]))))
+        .chain(keys.iter().filter(|k| k.0).map(|k| (k.1, k.2)))
+        .collect();
+    // Where the legend goes, from where everything lands on the figure's canvas (a legend
+    // outside leaves the chart's own canvas as it is): it hid the points in its corner.
+    let size = legend_size(&entries)?;
+    let place = {
+        let mut scratch = String::new();
+        let root = SVGBackend::with_string(&mut scratch, CURVES_SIZE).into_drawing_area();
+        let body = titled(&root, title)?;
+        let chart = build_chart(&body, &frame)?;
+        let pixel = |x: f64, y: f64| {
+            let (px, py) = chart.backend_coord(&(x, y));
+            (px as f64, py as f64)
+        };
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        place_legend(&legend, size, (&area_x, &area_y), &Drawn::of(curves, lx, &pixel))
+    };
+    let width = match place {
+        LegendPlace::Inside(_) => CURVES_SIZE.0,
+        // The chart keeps its 800 pixels; the legend's gap and width come on top, so that it
+        // ends as far from the canvas' edge as the plot area did.
+        LegendPlace::Outside => CURVES_SIZE.0 + (OUTSIDE_GAP + size.0) as u32,
+    };
+    let mut svg = String::new();
+    {
+        let canvas = SVGBackend::with_string(&mut svg, (width, CURVES_SIZE.1)).into_drawing_area();
+        canvas.fill(&WHITE).map_err(plot_error)?;
+        let (root, _) = canvas.split_horizontally(CURVES_SIZE.0);
+        let body = titled(&root, title)?;
+        let mut chart = build_chart(&body, &frame)?;
+        let label = |v: &f64| (x.label)(*v);
+        let y_label = |v: &f64| number_label(*v);
+        chart
+            .configure_mesh()
+            .x_label_formatter(&label)
+            .y_label_formatter(&y_label)
+            .x_desc(x.desc)
+            .y_desc(y_desc)
+            .draw()
+            .map_err(plot_error)?;
+        if let Some((text, lo, hi)) = range {
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(lo, y_bottom), (hi, y_top)], shade)))
+                .map_err(plot_error)?
+                .label(text)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade));
+        }
+        draw_curves(&mut chart, &root, curves, lx)?;
+        for (_, text, key) in keys.into_iter().filter(|k| k.0) {
+            chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>()).map_err(plot_error)?.label(text).legend(
+                move |at| {
+                    let (fill, [a, b], stroke) = key.parts();
+                    EmptyElement::at(at)
+                        + Rectangle::new([(0, -5), (20, 5)], fill)
+                        + PathElement::new(a, stroke)
+                        + PathElement::new(b, stroke)
+                },
+            );
+        }
+        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+        let legend_box = legend_rect(&place, size, (&area_x, &area_y));
+        draw_mark_lines(&mut chart, &root, marks.lines, lx, legend_box)?;
+        match place {
+            LegendPlace::Inside(p) => chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.3))
+                .position(p)
+                .draw()
+                .map_err(plot_error)?,
+            LegendPlace::Outside => draw_legend(&canvas, legend_box, &entries)?,
+        }
+        canvas.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// Each of `curves` on `chart` (x mapped by `lx`): its 95% band shaded, each point's interval
+/// as a bar with caps where the points stand apart, the mean as a line with markers (in the
+/// legend), the closed form dashed.
+fn draw_curves<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Ticked, RangedCoordf64>>,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    curves: &[Curve],
+    lx: &dyn Fn(f64) -> f64,
+) -> Result<(), String> {
+    for (i, c) in curves.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let band: Vec<(f64, f64)> =
+            c.points.iter().map(|p| (lx(p.0), p.3)).chain(c.points.iter().rev().map(|p| (lx(p.0), p.2))).collect();
+        chart.draw_series(std::iter::once(Polygon::new(band, color.mix(BAND_OPACITY)))).map_err(plot_error)?;
+        // Each point's interval as a bar with caps, so that a band a pixel or two high shows
+        // too; where points crowd (the optimizer's candidates), the band alone.
+        let columns: Vec<i32> = c.points.iter().map(|p| chart.backend_coord(&(lx(p.0), p.1)).0).collect();
+        let apart = columns.windows(2).all(|w| (w[1] - w[0]).abs() >= BAR_SPACING_PX);
+        for p in c.points.iter().filter(|p| apart && p.2 < p.3 && lx(p.0).is_finite()) {
+            let (px, low) = chart.backend_coord(&(lx(p.0), p.2));
+            let (_, high) = chart.backend_coord(&(lx(p.0), p.3));
+            let bar =
+                [vec![(px, low), (px, high)], vec![(px - 3, low), (px + 3, low)], vec![(px - 3, high), (px + 3, high)]];
+            for line in bar {
+                root.draw(&PathElement::new(line, color.stroke_width(1))).map_err(plot_error)?;
+            }
+        }
+        chart
+            .draw_series(LineSeries::new(c.points.iter().map(|p| (lx(p.0), p.1)), color.stroke_width(2)))
+            .map_err(plot_error)?
+            .label(c.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(c.points.iter().map(|p| Circle::new((lx(p.0), p.1), 3, color.filled())))
+            .map_err(plot_error)?;
+        if !c.model.is_empty() {
+            chart
+                .draw_series(DashedLineSeries::new(c.model.iter().map(|m| (lx(m.0), m.1)), 6, 4, color.stroke_width(1)))
+                .map_err(plot_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// The dashed vertical `lines` (name, x in data values, mapped by `lx`) on `chart`, those within
+/// its x range: markers one pixel apart or less share a line and a label, each label on a
+/// white box in a row of its own from the top, below the legend's box `legend_box` where one
+/// would fall under it.
+fn draw_mark_lines<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Ticked, RangedCoordf64>>,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    lines: &[(String, f64)],
+    lx: &dyn Fn(f64) -> f64,
+    legend_box: (i32, i32, i32, i32),
+) -> Result<(), String> {
+    let grey = RGBColor(90, 90, 90);
+    let (x_range, y_range) = (chart.x_range(), chart.y_range());
+    let (x_lo, x_hi, y_bottom, y_top) = (x_range.start, x_range.end, y_range.start, y_range.end);
+    // Markers one pixel apart or less share a line and a label ("daly-high-order, optimal");
+    // each label has a row of its own, left to right from the top, on a white box so that
+    // it reads across the neighbouring lines (formulas a few minutes apart wrote their
+    // names over each other and over each other's lines).
+    let mut shown: Vec<(f64, String)> =
+        lines.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).map(|(n, t)| (lx(*t), n.clone())).collect();
+    shown.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // (x, its pixel column, label)
+    let mut groups: Vec<(f64, i32, String)> = vec![];
+    for (x, name) in shown {
+        let column = chart.backend_coord(&(x, y_bottom)).0;
+        match groups.last_mut() {
+            Some(g) if column - g.1 <= 1 => g.2 = format!("{}, {name}", g.2),
+            _ => groups.push((x, column, name)),
+        }
+    }
+    let (area_x, area_y) = chart.plotting_area().get_pixel_range();
+    let font = ("sans-serif", 13).into_font();
+    // Each label's box (left, top, right, bottom): right of its line, or left of it where
+    // the text would cross the plot's right edge; one row each from the top.
+    let mut boxes = vec![];
+    for (i, (_, line, name)) in groups.iter().enumerate() {
+        let (w, _) = root.estimate_text_size(name, &font.clone().into()).map_err(plot_error)?;
+        let w = w as i32 + 4;
+        let left = if *line + 3 + w <= area_x.end { line + 3 } else { line - 3 - w };
+        let top = area_y.start + 4 + i as i32 * 18;
+        boxes.push((left, top, left + w, top + 17));
+    }
+    // Below the legend where a label would fall under it (plotters draws the legend last).
+    let overlaps =
+        |b: &(i32, i32, i32, i32)| b.0 < legend_box.2 && legend_box.0 < b.2 && b.1 < legend_box.3 && legend_box.1 < b.3;
+    let shift = if boxes.iter().any(overlaps) { legend_box.3 - area_y.start } else { 0 };
+    for ((x, _, name), (left, top, right, bottom)) in groups.iter().zip(boxes) {
+        chart
+            .draw_series(DashedLineSeries::new([(*x, y_bottom), (*x, y_top)], 3, 3, grey.stroke_width(1)))
+            .map_err(plot_error)?;
+        let (top, bottom) = (top + shift, bottom + shift);
+        root.draw(&Rectangle::new([(left, top), (right, bottom)], WHITE.mix(0.85).filled())).map_err(plot_error)?;
+        root.draw(&Text::new(name.clone(), (left + 2, top + 2), font.color(&grey))).map_err(plot_error)?;
+    }
+    Ok(())
+}
+
+/// The value ranges and x ticks of a [`curves_svg`] figure of `curves` against `x`: every
+/// point and its band, and the closed form within the points' x range, with a margin; the
+/// ticks round values on a log axis, round multiples of the labels' unit on a linear one that
+/// has one, else plotters' own. An error where no point has finite coordinates.
+fn frame_of(title: &str, x: &Axis, y_floor_zero: bool, curves: &[Curve]) -> Result<Frame, String> {
     let lx = x.map;
     let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| lx(p.0)));
     let (x_lo, x_hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
@@ -564,138 +838,7 @@ pub fn curves_svg(
         let linear = RangedCoordf64::from(x_lo..x_hi);
         (linear.key_points(BoldPoints(11)), linear.key_points(LightPoints::new(11, 110)))
     };
-    let frame = Frame { x: x_lo..x_hi, y: y_bottom..y_top, bold, light };
-    let grey = RGBColor(90, 90, 90);
-    // The shaded range, within the x axis, and the legend: the range first, then each curve.
-    let range = marks.range.map(|(text, lo, hi)| (text, lx(lo).max(x_lo), lx(hi).min(x_hi))).filter(|r| r.1 <= r.2);
-    let shade = grey.mix(0.15).filled();
-    let entries: Vec<(&str, Key)> = range
-        .map(|r| (r.0, Key::Shade(shade)))
-        .into_iter()
-        .chain(curves.iter().enumerate().map(|(i, c)| (c.label.as_str(), Key::Line(PALETTE[i % PALETTE.len()]))))
-        .collect();
-    // Where the legend goes, from where everything lands on the figure's canvas (a legend
-    // outside leaves the chart's own canvas as it is): it hid the points in its corner.
-    let size = legend_size(&entries)?;
-    let place = {
-        let mut scratch = String::new();
-        let root = SVGBackend::with_string(&mut scratch, CURVES_SIZE).into_drawing_area();
-        let chart = build_chart(&root, title, &frame)?;
-        let pixel = |x: f64, y: f64| {
-            let (px, py) = chart.backend_coord(&(x, y));
-            (px as f64, py as f64)
-        };
-        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
-        place_legend(&legend, size, (&area_x, &area_y), &Drawn::of(curves, lx, &pixel))
-    };
-    let width = match place {
-        LegendPlace::Inside(_) => CURVES_SIZE.0,
-        // The chart keeps its 800 pixels; the legend's gap and width come on top, so that it
-        // ends as far from the canvas' edge as the plot area did.
-        LegendPlace::Outside => CURVES_SIZE.0 + (OUTSIDE_GAP + size.0) as u32,
-    };
-    let mut svg = String::new();
-    {
-        let canvas = SVGBackend::with_string(&mut svg, (width, CURVES_SIZE.1)).into_drawing_area();
-        canvas.fill(&WHITE).map_err(plot_error)?;
-        let (root, _) = canvas.split_horizontally(CURVES_SIZE.0);
-        let mut chart = build_chart(&root, title, &frame)?;
-        let label = |v: &f64| (x.label)(*v);
-        let y_label = |v: &f64| number_label(*v);
-        chart
-            .configure_mesh()
-            .x_label_formatter(&label)
-            .y_label_formatter(&y_label)
-            .x_desc(x.desc)
-            .y_desc(y_desc)
-            .draw()
-            .map_err(plot_error)?;
-        if let Some((text, lo, hi)) = range {
-            chart
-                .draw_series(std::iter::once(Rectangle::new([(lo, y_bottom), (hi, y_top)], shade)))
-                .map_err(plot_error)?
-                .label(text)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], shade));
-        }
-        for (i, c) in curves.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let band: Vec<(f64, f64)> =
-                c.points.iter().map(|p| (lx(p.0), p.3)).chain(c.points.iter().rev().map(|p| (lx(p.0), p.2))).collect();
-            chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.2)))).map_err(plot_error)?;
-            chart
-                .draw_series(LineSeries::new(c.points.iter().map(|p| (lx(p.0), p.1)), color.stroke_width(2)))
-                .map_err(plot_error)?
-                .label(c.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-            chart
-                .draw_series(c.points.iter().map(|p| Circle::new((lx(p.0), p.1), 3, color.filled())))
-                .map_err(plot_error)?;
-            if !c.model.is_empty() {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        c.model.iter().map(|m| (lx(m.0), m.1)),
-                        6,
-                        4,
-                        color.stroke_width(1),
-                    ))
-                    .map_err(plot_error)?;
-            }
-        }
-        // Markers one pixel apart or less share a line and a label ("daly-high-order, optimal");
-        // each label has a row of its own, left to right from the top, on a white box so that
-        // it reads across the neighbouring lines (formulas a few minutes apart wrote their
-        // names over each other and over each other's lines).
-        let mut shown: Vec<(f64, String)> =
-            marks.lines.iter().filter(|m| (x_lo..=x_hi).contains(&lx(m.1))).map(|(n, t)| (lx(*t), n.clone())).collect();
-        shown.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // (x, its pixel column, label)
-        let mut groups: Vec<(f64, i32, String)> = vec![];
-        for (x, name) in shown {
-            let column = chart.backend_coord(&(x, y_bottom)).0;
-            match groups.last_mut() {
-                Some(g) if column - g.1 <= 1 => g.2 = format!("{}, {name}", g.2),
-                _ => groups.push((x, column, name)),
-            }
-        }
-        let (area_x, area_y) = chart.plotting_area().get_pixel_range();
-        let font = ("sans-serif", 13).into_font();
-        // Each label's box (left, top, right, bottom): right of its line, or left of it where
-        // the text would cross the plot's right edge; one row each from the top.
-        let mut boxes = vec![];
-        for (i, (_, line, name)) in groups.iter().enumerate() {
-            let (w, _) = root.estimate_text_size(name, &font.clone().into()).map_err(plot_error)?;
-            let w = w as i32 + 4;
-            let left = if *line + 3 + w <= area_x.end { line + 3 } else { line - 3 - w };
-            let top = area_y.start + 4 + i as i32 * 18;
-            boxes.push((left, top, left + w, top + 17));
-        }
-        // Below the legend where a label would fall under it (plotters draws the legend last).
-        let legend_box = legend_rect(&place, size, (&area_x, &area_y));
-        let overlaps = |b: &(i32, i32, i32, i32)| {
-            b.0 < legend_box.2 && legend_box.0 < b.2 && b.1 < legend_box.3 && legend_box.1 < b.3
-        };
-        let shift = if boxes.iter().any(overlaps) { legend_box.3 - area_y.start } else { 0 };
-        for ((x, _, name), (left, top, right, bottom)) in groups.iter().zip(boxes) {
-            chart
-                .draw_series(DashedLineSeries::new([(*x, y_bottom), (*x, y_top)], 3, 3, grey.stroke_width(1)))
-                .map_err(plot_error)?;
-            let (top, bottom) = (top + shift, bottom + shift);
-            root.draw(&Rectangle::new([(left, top), (right, bottom)], WHITE.mix(0.85).filled())).map_err(plot_error)?;
-            root.draw(&Text::new(name.clone(), (left + 2, top + 2), font.color(&grey))).map_err(plot_error)?;
-        }
-        match place {
-            LegendPlace::Inside(p) => chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .position(p)
-                .draw()
-                .map_err(plot_error)?,
-            LegendPlace::Outside => draw_legend(&canvas, legend_box, &entries)?,
-        }
-        canvas.present().map_err(plot_error)?;
-    }
-    Ok(svg)
+    Ok(Frame { x: x_lo..x_hi, y: y_bottom..y_top, bold, light })
 }
 
 /// The corner of the plot area (upper left, upper right, lower right, lower left, in that
@@ -734,14 +877,14 @@ pub fn emptiest_corner(curves: &[Curve], map: &dyn Fn(f64) -> f64) -> SeriesLabe
 pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
+        let canvas = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+        canvas.fill(&WHITE).map_err(plot_error)?;
+        let root = titled(&canvas, title)?;
         let x_lo = bins.first().map_or(0.0, |b| b.0) / 3600.0;
         let x_hi = bins.last().map_or(1.0, |b| b.1) / 3600.0;
         // Counts on an integer axis: whole-number ticks (an f64 one labelled them 40.0, 35.0).
         let y_hi = (bins.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.1).ceil() as u64;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", caption_size(title)))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -752,7 +895,7 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
             .configure_mesh()
             .x_label_formatter(&x_label)
             .x_desc("wall time (h)")
-            .y_desc("replications")
+            .y_desc(WALL_COUNT_AXIS)
             .draw()
             .map_err(plot_error)?;
         let color = PALETTE[0];
@@ -761,10 +904,13 @@ pub fn wall_svg(title: &str, bins: &[(f64, f64, u64)]) -> Result<String, String>
                 bins.iter().map(|b| Rectangle::new([(b.0 / 3600.0, 0), (b.1 / 3600.0, b.2)], color.mix(0.6).filled())),
             )
             .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+        canvas.present().map_err(plot_error)?;
     }
     Ok(svg)
 }
+
+/// The y axis title of [`wall_svg`], with its unit.
+pub const WALL_COUNT_AXIS: &str = "replications (count per bin)";
 
 /// One bar of a stacked bar chart.
 #[derive(Debug, Clone, PartialEq)]
@@ -840,12 +986,11 @@ fn kept_spaces(text: &str) -> String {
 /// Pixels around the chart of [`stacked_bars_svg`], as around those of [`curves_svg`].
 const BARS_MARGIN_PX: i32 = 15;
 
-/// The chart of [`stacked_bars_svg`] titled `title` on `area`: the value axis from 0 to `x_hi`
+/// The chart of [`stacked_bars_svg`] on `area` (below its title, [`titled`]): the value axis from 0 to `x_hi`
 /// below with `ticks` (labelled, grid-only), a bare axis on the left beside `label_area`
 /// pixels for the bars' labels.
 fn bars_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
     x_hi: f64,
     ticks: (&[f64], &[f64]),
     label_area: i32,
@@ -853,7 +998,6 @@ fn bars_chart<'a, DB: DrawingBackend>(
     let x = Ticked { inner: (0.0..x_hi).into(), bold: ticks.0.to_vec(), light: ticks.1.to_vec() };
     let y = Ticked { inner: (0.0..1.0).into(), bold: vec![], light: vec![] };
     ChartBuilder::on(area)
-        .caption(title, ("sans-serif", caption_size(title)))
         .margin(BARS_MARGIN_PX)
         .x_label_area_size(45)
         .y_label_area_size(label_area)
@@ -861,22 +1005,10 @@ fn bars_chart<'a, DB: DrawingBackend>(
         .map_err(plot_error)
 }
 
-/// A horizontal stacked bar chart: one bar per entry of `bars` (top to bottom in order),
-/// each split into `part_names.len()` parts coloured consistently (legend with the part
-/// names), on a linear value axis from 0 labelled `value_label`.
-///
-/// The value axis runs from 0 to 5% beyond the longest bar or whisker, ticked at 1, 2 or
-/// 5 × 10^k multiples ([`linear_ticks`]). Bars are 20 pixels high, 30 apart, the canvas as
-/// high as they need (and the legend); the labels stand left of the bars, the left margin
-/// sized to the longest. Parts of zero value are not drawn; a bar's `total_ci` is a thin
-/// black line from low to high through the bar's middle with end caps, clipped at 0 (no cap
-/// there) where its low end is below. The legend of the parts stands right of the plot area,
-/// the canvas widened for it, so that it never hides a bar.
-///
-/// An error when `bars` or `part_names` is empty, when there are more parts than the eight
-/// colours, when a bar's parts count differs from `part_names.len()`, when a part is negative
-/// or not finite, or when an interval is not finite or has its low above its high.
-pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_label: &str) -> Result<String, String> {
+/// The errors of [`stacked_bars_svg`]'s input: no bar or no part names, more parts than
+/// colours, a bar of another number of parts, a part that is negative or not finite, an
+/// interval not finite or with its low above its high.
+fn check_bars(title: &str, part_names: &[&str], bars: &[Bar]) -> Result<(), String> {
     if bars.is_empty() {
         return Err(format!("nothing to plot in \"{title}\": no bar"));
     }
@@ -912,6 +1044,26 @@ pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_la
             ));
         }
     }
+    Ok(())
+}
+
+/// A horizontal stacked bar chart: one bar per entry of `bars` (top to bottom in order),
+/// each split into `part_names.len()` parts coloured consistently (legend with the part
+/// names), on a linear value axis from 0 labelled `value_label`.
+///
+/// The value axis runs from 0 to 5% beyond the longest bar or whisker, ticked at 1, 2 or
+/// 5 × 10^k multiples ([`linear_ticks`]). Bars are 20 pixels high, 30 apart, the canvas as
+/// high as they need (and the legend); the labels stand left of the bars, the left margin
+/// sized to the longest. Parts of zero value are not drawn; a bar's `total_ci` is a thin
+/// black line from low to high through the bar's middle with end caps, clipped at 0 (no cap
+/// there) where its low end is below. The legend of the parts stands right of the plot area,
+/// the canvas widened for it, so that it never hides a bar.
+///
+/// An error when `bars` or `part_names` is empty, when there are more parts than the eight
+/// colours, when a bar's parts count differs from `part_names.len()`, when a part is negative
+/// or not finite, or when an interval is not finite or has its low above its high.
+pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_label: &str) -> Result<String, String> {
+    check_bars(title, part_names, bars)?;
     let total = |b: &Bar| b.parts.iter().sum::<f64>();
     let longest = bars.iter().map(|b| total(b).max(b.total_ci.map_or(0.0, |c| c.1))).fold(0.0, f64::max);
     let x_hi = if longest > 0.0 { longest * 1.05 } else { 1.0 };
@@ -935,7 +1087,8 @@ pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_la
         let mut scratch = String::new();
         let root =
             SVGBackend::with_string(&mut scratch, (chart_width as u32, scratch_height as u32)).into_drawing_area();
-        let chart = bars_chart(&root, title, x_hi, (&bold, &light), label_area)?;
+        let body = titled(&root, title)?;
+        let chart = bars_chart(&body, x_hi, (&bold, &light), label_area)?;
         let (_, area_y) = chart.plotting_area().get_pixel_range();
         (area_y.start, scratch_height - area_y.end)
     };
@@ -947,7 +1100,8 @@ pub fn stacked_bars_svg(title: &str, part_names: &[&str], bars: &[Bar], value_la
         let canvas = SVGBackend::with_string(&mut svg, (width as u32, height as u32)).into_drawing_area();
         canvas.fill(&WHITE).map_err(plot_error)?;
         let (root, _) = canvas.split_horizontally(chart_width);
-        let mut chart = bars_chart(&root, title, x_hi, (&bold, &light), label_area)?;
+        let body = titled(&root, title)?;
+        let mut chart = bars_chart(&body, x_hi, (&bold, &light), label_area)?;
         let x_label = |v: &f64| number_label(*v);
         chart
             .configure_mesh()

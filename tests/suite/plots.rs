@@ -366,26 +366,165 @@ fn a_linear_duration_axis_is_ticked_at_round_multiples_of_one_unit() {
     assert_eq!(x_ticks(&svg), ["0 h", "1 h", "2 h", "3 h"]);
 }
 
-/// The overhead plot's title promises a dashed closed form only where one is drawn: not for a
-/// Weibull platform (no closed form applies) or bursts.
+/// The legend names the dashed closed form only where one is drawn: not for a Weibull platform
+/// (no closed form applies) or bursts; and the shaded 95% band always.
 #[test]
-fn the_title_names_the_dashed_closed_form_only_where_drawn() {
+fn the_legend_names_the_dashed_closed_form_only_where_drawn() {
     let tmp = tempfile::tempdir().unwrap();
     for (scenario, dashed) in [("young-daly", true), ("weibull-platform", false), ("bursts", false)] {
-        let out = tmp.path().join(scenario);
-        let o = ckptsim(&[
-            "run",
-            &format!("scenarios/{scenario}.toml"),
-            "--reps",
-            "20",
-            "--plot",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = run_plots(tmp.path(), scenario, &[]);
         let svg = fs::read_to_string(out.join(format!("{scenario}-overhead.svg"))).unwrap();
-        let title = format!("{scenario}: overhead");
-        let caption = texts(&svg).into_iter().map(|t| t.3).find(|t| t.starts_with(&title)).expect("a title");
-        assert_eq!(caption.contains("(dashed: closed form)"), dashed, "{caption}");
+        let labels: Vec<String> = texts(&svg).into_iter().map(|t| t.3).collect();
+        assert_eq!(labels.iter().any(|t| t == plot::DASHED_LEGEND), dashed, "{scenario}: {labels:?}");
+        assert!(labels.iter().any(|t| t == plot::BAND_LEGEND), "{scenario}: {labels:?}");
     }
+}
+
+/// Runs `scenario` (a shipped one) with 40 replications and `--plot` into a folder of `dir`
+/// named after it, with `sets` (`--set KEY=VALUE`); returns the folder.
+fn run_plots(dir: &std::path::Path, scenario: &str, sets: &[&str]) -> std::path::PathBuf {
+    let out = dir.join(scenario);
+    let path = format!("scenarios/{scenario}.toml");
+    let mut args = vec!["run", &path, "--reps", "40", "--plot", "--out", out.to_str().unwrap()];
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    let o = ckptsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// Every text element of `svg`, the rotated ones (the y axis title) too.
+fn all_texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants().filter(|n| n.has_tag_name("text")).map(|n| n.text().unwrap_or("").trim().to_string()).collect()
+}
+
+/// The y axis title: the rotated text.
+fn y_title(svg: &str) -> String {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .find(|n| n.has_tag_name("text") && n.attribute("transform").is_some_and(|t| t.starts_with("rotate")))
+        .and_then(|n| n.text())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// (x, y) of a polygon's points.
+fn polygon_points(n: roxmltree::Node) -> Vec<(f64, f64)> {
+    n.attribute("points")
+        .unwrap_or("")
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect()
+}
+
+/// Each simulated curve has its 95% band: a shaded polygon in its colour that holds each of
+/// its points between its upper and lower edges, wider where the interval is wider.
+#[test]
+fn each_simulated_curve_has_its_95_percent_band() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_plots(tmp.path(), "young-daly", &[]);
+    let svg = fs::read_to_string(out.join("young-daly-overhead.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
+        let band = doc
+            .descendants()
+            .find(|n| n.has_tag_name("polygon") && n.attribute("fill") == Some(colour))
+            .unwrap_or_else(|| panic!("no band in {colour}"));
+        assert_eq!(band.attribute("opacity"), Some("0.25"));
+        let edge = polygon_points(band);
+        let markers: Vec<(f64, f64)> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") && n.attribute("fill") == Some(colour))
+            .map(|n| (n.attribute("cx").unwrap().parse().unwrap(), n.attribute("cy").unwrap().parse().unwrap()))
+            .collect();
+        assert_eq!(edge.len(), 2 * markers.len(), "{colour}: the upper edge, then the lower one");
+        for (x, y) in &markers {
+            let at: Vec<f64> = edge.iter().filter(|p| (p.0 - x).abs() <= 1.0).map(|p| p.1).collect();
+            assert_eq!(at.len(), 2, "{colour}: the band's edges at the point ({x}, {y})");
+            let (top, bottom) = (at[0].min(at[1]), at[0].max(at[1]));
+            assert!(top <= *y && *y <= bottom && bottom > top, "{colour}: ({x}, {y}) in {top}..{bottom}");
+        }
+    }
+}
+
+/// Every axis title says its unit: the overhead as a fraction of the work, the interval in
+/// minutes, the wall time in hours, the histogram's counts, the efficiency as a fraction of
+/// the node-hours.
+#[test]
+fn axis_titles_carry_their_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_plots(tmp.path(), "rack-events", &[]);
+    let overhead = fs::read_to_string(out.join("rack-events-overhead.svg")).unwrap();
+    assert_eq!(y_title(&overhead), plot::OVERHEAD_AXIS);
+    assert!(plot::OVERHEAD_AXIS.ends_with("(fraction of the work)"));
+    assert!(all_texts(&overhead).iter().any(|t| t == "checkpoint interval (min, log scale)"));
+    let wall = fs::read_to_string(out.join("rack-events-wall.svg")).unwrap();
+    assert_eq!(y_title(&wall), "replications (count per bin)");
+    assert!(all_texts(&wall).iter().any(|t| t == "wall time (h)"));
+    let causes = fs::read_to_string(out.join("rack-events-causes.svg")).unwrap();
+    assert!(all_texts(&causes).iter().any(|t| t.starts_with("overhead (fraction of the work")), "causes");
+    let dir = tmp.path().join("e");
+    let o = ckptsim(&[
+        "efficiency",
+        "scenarios/small-schedule.toml",
+        "--reps",
+        "20",
+        "--plot",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = fs::read_to_string(dir.join("small-schedule-efficiency.svg")).unwrap();
+    assert!(y_title(&e).ends_with("(fraction of the node-hours)"), "{}", y_title(&e));
+    assert!(all_texts(&e).iter().any(|t| t == "cadence factor (× u_c), log scale"));
+}
+
+/// Titles name the study (the scenario's name and description) on their first line and what
+/// the figure shows in words on the second: the wall time's point by its swept values
+/// (`checkpoint 20 s, factor 1`), not by its number; the bars of the overhead by cause too.
+#[test]
+fn titles_name_the_study_and_the_point_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_plots(tmp.path(), "young-daly", &[]);
+    let study = "young-daly: Seed example: M = 3.1 h, R = 10 min, 2e5 s of work";
+    for file in ["young-daly-overhead.svg", "young-daly-wall.svg"] {
+        let svg = fs::read_to_string(out.join(file)).unwrap();
+        assert_eq!(all_texts(&svg)[0], study, "{file}");
+    }
+    let overhead = fs::read_to_string(out.join("young-daly-overhead.svg")).unwrap();
+    assert_eq!(all_texts(&overhead)[1], "overhead against the checkpoint interval");
+    assert!(all_texts(&overhead).iter().any(|t| t == "checkpoint 2 min"), "a curve's legend in words");
+    let wall = all_texts(&fs::read_to_string(out.join("young-daly-wall.svg")).unwrap())[1].clone();
+    assert!(wall.starts_with("wall time at checkpoint ") && wall.contains(", factor "), "{wall}");
+    assert!(!wall.split_whitespace().any(|w| w == "point"), "{wall}");
+    let out = run_plots(tmp.path(), "rack-events", &[]);
+    let causes = all_texts(&fs::read_to_string(out.join("rack-events-causes.svg")).unwrap());
+    assert_eq!(causes[1], "overhead by cause at each point");
+    assert!(causes.iter().any(|t| t == "placement packed, factor 0.5"), "{causes:?}");
+}
+
+/// Where the interval is not swept, the overhead is plotted against the key that is: the
+/// two-level job's n on a log axis, placements as words.
+#[test]
+fn the_overhead_is_plotted_against_the_key_swept_where_the_interval_is_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_plots(tmp.path(), "two-level", &[]);
+    let svg = fs::read_to_string(out.join("two-level-overhead.svg")).expect("an overhead plot");
+    assert_eq!(all_texts(&svg)[1], "overhead against level-2 every");
+    assert!(all_texts(&svg).iter().any(|t| t == "job.level2.every (checkpoints per level-2 one, log scale)"));
+    assert_eq!(x_ticks(&svg), ["1", "2", "4", "8", "16", "32"]);
+    let out = run_plots(tmp.path(), "rack-events", &["policy.factor=1"]);
+    let svg = fs::read_to_string(out.join("rack-events-overhead.svg")).unwrap();
+    assert_eq!(all_texts(&svg)[1], "overhead against placement");
+    let words: Vec<String> = texts(&svg).into_iter().map(|t| t.3).filter(|t| !t.is_empty()).collect();
+    for placement in ["packed", "spread", "random"] {
+        assert!(words.iter().any(|w| w == placement), "{placement} in {words:?}");
+    }
+    assert!(words.iter().any(|w| w == plot::BAND_LEGEND), "{words:?}");
 }
