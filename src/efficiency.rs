@@ -48,8 +48,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::scenario::{
-    DURATION_UNITS, DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field,
-    missing_table, parse_quantity, shorten, shown_number, with_closest_key,
+    DurationS, FieldError, Quantity, Reach, SpanMap, Sweep, SweepAxis, duration_at_least, field, missing_table,
+    parse_quantity, shorten, shown_number, with_closest_key,
 };
 use crate::schedule::{JobType, Schedule, read_schedule};
 use crate::usage::{self, Cadence, Efficiency, JobPlan, LastSegment, Machine, SimulatedEfficiency, Storage};
@@ -93,6 +93,7 @@ pub const MOST_JOBS_FAIL: f64 = 0.99;
 pub fn parse_bytes(text: &str) -> std::result::Result<f64, String> {
     let size = Quantity {
         units: &SIZE_UNITS,
+        names: &[],
         hint: &format!("{SIZE_HINT}; sizes are in bytes, not bits"),
         suggest: "GB",
         examples: "\"200 GB\", \"1.5 TiB\"",
@@ -104,7 +105,7 @@ pub fn parse_bytes(text: &str) -> std::result::Result<f64, String> {
 
 /// The units a bandwidth may carry, listed for messages.
 const BANDWIDTH_HINT: &str = "units: B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, \
-     GiB/s, TiB/s, or per ms, min, h, d, y instead of s; sizes are in bytes, not bits";
+     GiB/s, TiB/s, or per ms, min, h, d, y, w (or their names: hour, …) instead of s; sizes are in bytes, not bits";
 
 /// Parses a bandwidth, a size per unit of time (`"6 TB/s"`, `"500 GB / s"`, `"20 TiB/h"`),
 /// into bytes per second. The number must be finite; its sign is checked by the caller.
@@ -117,6 +118,7 @@ pub fn parse_bandwidth(text: &str) -> std::result::Result<f64, String> {
     };
     let quantity = Quantity {
         units: &SIZE_UNITS,
+        names: &[],
         hint: BANDWIDTH_HINT,
         suggest: "GB/s",
         examples: "\"6 TB/s\", \"500 GB/s\"",
@@ -125,7 +127,7 @@ pub fn parse_bandwidth(text: &str) -> std::result::Result<f64, String> {
     };
     let bytes = parse_quantity(size, &quantity).map_err(|e| format!("\"{}\": {e}", shorten(text)))?;
     let time = time.trim();
-    let Some(&(_, per_s)) = DURATION_UNITS.iter().find(|(u, _)| *u == time) else {
+    let Some(per_s) = crate::scenario::duration_unit_s(time) else {
         return Err(format!(
             "\"{}\": {} after the `/` ({BANDWIDTH_HINT})",
             shorten(text),
@@ -449,10 +451,11 @@ pub fn is_scenario(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
-/// Reads an efficiency study: a scenario when `path` ends in `.toml`, else a schedule CSV run
-/// with the Frontier parameters; then applies `sets` (`KEY=VALUE`) in order.
+/// Reads an efficiency study: a scenario when `path` ends in `.toml` or is `-` (standard
+/// input), else a schedule CSV run with the Frontier parameters; then applies `sets`
+/// (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<EfficiencyScenario> {
-    if is_scenario(path) {
+    if is_scenario(path) || crate::input::is_stdin(path) {
         // The reader `ckptsim run` uses, so a file that is not UTF-8 is located the same way.
         let text = crate::scenario::read_text(path)?;
         parse(&text, path, sets)
@@ -611,9 +614,7 @@ fn build(
     if let Some(name) = &base.name {
         crate::scenario::check_name(name).map_err(|f| fail(f, &[]))?;
     }
-    let name = base.name.clone().unwrap_or_else(|| {
-        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "efficiency".into())
-    });
+    let name = base.name.clone().unwrap_or_else(|| crate::scenario::default_name(path, "efficiency"));
     Ok(EfficiencyScenario {
         name,
         description: base.description.clone(),

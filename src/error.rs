@@ -25,13 +25,19 @@ pub enum Origin {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Origin::File { path, line: Some(l), column: Some(c) } => write!(f, "{}:{l}:{c}", path.display()),
-            Origin::File { path, line: Some(l), column: None } => write!(f, "{}:{l}", path.display()),
-            Origin::File { path, .. } => write!(f, "{}", path.display()),
+            Origin::File { path, line: Some(l), column: Some(c) } => write!(f, "{}:{l}:{c}", shown_path(path)),
+            Origin::File { path, line: Some(l), column: None } => write!(f, "{}:{l}", shown_path(path)),
+            Origin::File { path, .. } => write!(f, "{}", shown_path(path)),
             Origin::Set(arg) => write!(f, "--set {}", shell_word(arg)),
             Origin::Flag(arg) => write!(f, "{arg}"),
         }
     }
+}
+
+/// The input file `path` as messages name it: `<stdin>` for standard input (`-`), else the
+/// path as given.
+pub fn shown_path(path: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    if crate::input::is_stdin(path) { "<stdin>".into() } else { path.to_string_lossy() }
 }
 
 /// `word` as a shell needs it to be pasted back: as it is when it holds only characters the

@@ -32,6 +32,14 @@ fn too_large(limit: u64) -> io::Error {
     )
 }
 
+/// The path that names standard input where a file is expected (a scenario `-`).
+pub const STDIN_PATH: &str = "-";
+
+/// Whether `path` is [`STDIN_PATH`], standard input rather than a file.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN_PATH
+}
+
 /// Reads the file at `path` whole, as [`std::fs::read`] does, but refuses one that holds more
 /// than `limit` bytes (an error of kind [`io::ErrorKind::FileTooLarge`] that says so): a
 /// regular file by its size, before reading it; anything else (a device, a pipe) once it has
@@ -42,8 +50,30 @@ pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     if size > limit {
         return Err(too_large(limit));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    read_to_limit(file, size, limit)
+}
+
+/// Whether standard input was read already, to its end.
+static STDIN_READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Reads standard input to its end, refusing more than `limit` bytes as [`read_bounded`]
+/// refuses a device or a pipe. It can be read once: a second call (`run - -`) is an error
+/// of kind [`io::ErrorKind::AlreadyExists`] rather than the empty text left.
+pub fn read_stdin_bounded(limit: u64) -> io::Result<Vec<u8>> {
+    if STDIN_READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "it was read already, to its end: accepted is `-` once per command",
+        ));
+    }
+    read_to_limit(io::stdin().lock(), 0, limit)
+}
+
+/// Reads `reader` to its end into a buffer of `capacity` bytes to start with, refusing it
+/// once it has given `limit` bytes and one more.
+fn read_to_limit(reader: impl Read, capacity: u64, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(limit));
     }

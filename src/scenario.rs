@@ -19,20 +19,34 @@ use crate::failure::{
     Start, Topology,
 };
 
-/// The units a duration may carry, with their length in seconds (`y` = 365 d).
-pub const DURATION_UNITS: [(&str, f64); 6] =
-    [("ms", 1e-3), ("s", 1.0), ("min", 60.0), ("h", 3600.0), ("d", 86_400.0), ("y", 365.0 * 86_400.0)];
+/// The units a duration may carry, with their length in seconds (`y` = 365 d, `w` = 7 d).
+/// Durations are shown in these short units; [`DURATION_NAMES`] spell them out.
+pub const DURATION_UNITS: [(&str, f64); 7] = [
+    ("ms", 1e-3),
+    ("s", 1.0),
+    ("min", 60.0),
+    ("h", 3600.0),
+    ("d", 86_400.0),
+    ("w", 7.0 * 86_400.0),
+    ("y", 365.0 * 86_400.0),
+];
 
 /// Replications when the scenario gives neither `replications` nor `precision`.
 pub const DEFAULT_REPLICATIONS: u64 = 1000;
 
-const UNITS_HINT: &str = "units: ms, s, min, h, d, y";
+/// The units of a duration, listed for messages (the short ones, and that their names are
+/// accepted too).
+pub(crate) const UNITS_HINT: &str =
+    "units: ms, s, min, h, d, y, w, or their names: milliseconds, seconds, minutes, hours, days, years, weeks";
 
 /// A kind of quantity written as a number and a unit: its units (with their scale), the
 /// hint listing them, an example and its name in messages.
 pub(crate) struct Quantity<'a> {
     /// Accepted units and their length in the base unit.
     pub units: &'a [(&'a str, f64)],
+    /// Other accepted names of units, each with the unit of `units` it stands for ("hours" →
+    /// "h"): read as that unit, exactly as written (lower case).
+    pub names: &'a [(&'a str, &'a str)],
     /// The units, listed for messages.
     pub hint: &'a str,
     /// The unit a bare number should be given ("s", "GB").
@@ -41,21 +55,23 @@ pub(crate) struct Quantity<'a> {
     pub examples: &'a str,
     /// The quantity's name ("duration", "size").
     pub name: &'a str,
-    /// Common misspellings of units, lower case, and the unit each means ("hours" → "h"):
-    /// an unknown unit that is one of them, in any case, is answered with the value rewritten.
+    /// Common misspellings of units, lower case, and the unit each means ("m" → "min"): an
+    /// unknown unit that is one of them, or a unit or name in another case ("H", "Hours"), is
+    /// answered with the value rewritten.
     pub aliases: &'a [(&'a str, &'a str)],
 }
 
-/// Units people write for durations, and the unit each means.
-const DURATION_ALIASES: [(&str, &str); 21] = [
+/// The names of the units of [`DURATION_UNITS`], accepted as those units ("5 hours" is
+/// "5 h"): singular, plural and the usual abbreviations.
+pub const DURATION_NAMES: [(&str, &str); 24] = [
     ("msec", "ms"),
+    ("msecs", "ms"),
     ("millisecond", "ms"),
     ("milliseconds", "ms"),
     ("sec", "s"),
     ("secs", "s"),
     ("second", "s"),
     ("seconds", "s"),
-    ("m", "min"),
     ("mins", "min"),
     ("minute", "min"),
     ("minutes", "min"),
@@ -65,21 +81,42 @@ const DURATION_ALIASES: [(&str, &str); 21] = [
     ("hours", "h"),
     ("day", "d"),
     ("days", "d"),
+    ("wk", "w"),
+    ("week", "w"),
+    ("weeks", "w"),
     ("yr", "y"),
     ("yrs", "y"),
     ("year", "y"),
     ("years", "y"),
 ];
 
-/// Durations: `ms`, `s`, `min`, `h`, `d`, `y`.
+/// Units people write for durations that are not accepted, and the unit each likely means:
+/// `m` could be minutes, months or metres.
+const DURATION_ALIASES: [(&str, &str); 1] = [("m", "min")];
+
+/// Durations: `ms`, `s`, `min`, `h`, `d`, `w`, `y` and their names.
 const DURATION: Quantity<'static> = Quantity {
     units: &DURATION_UNITS,
+    names: &DURATION_NAMES,
     hint: UNITS_HINT,
     suggest: "s",
     examples: "\"120 s\", \"2e5 s\", \"3.1 h\"",
     name: "duration",
     aliases: &DURATION_ALIASES,
 };
+
+/// The length in the base unit of `unit`, one of `q`'s units or their names, as written.
+fn unit_scale(unit: &str, q: &Quantity) -> Option<f64> {
+    let short = q.names.iter().find(|(n, _)| *n == unit).map_or(unit, |(_, u)| *u);
+    q.units.iter().find(|(u, _)| *u == short).map(|(_, scale)| *scale)
+}
+
+/// The length in seconds of the unit of time `unit` as written: a short unit (`h`) or its
+/// name (`hours`, `hr`); `None` for anything else. For a rate's or a bandwidth's unit after
+/// its `/`.
+pub(crate) fn duration_unit_s(unit: &str) -> Option<f64> {
+    unit_scale(unit, &DURATION)
+}
 
 /// Parses `"<number> <unit>"` into the base unit of `q`: the number must parse, the unit be
 /// one of `q`'s, and the scaled value be finite (the sign is the caller's to check).
@@ -104,14 +141,14 @@ pub(crate) fn parse_quantity(text: &str, q: &Quantity) -> std::result::Result<f6
             q.hint
         ));
     }
-    let Some(&(_, scale)) = q.units.iter().find(|(u, _)| *u == unit) else {
+    let Some(scale) = unit_scale(unit, q) else {
         if number.is_empty() {
             return Err(format!(
                 "\"{shown}\" is not a {}: it has no number (write for example {}; {})",
                 q.name, q.examples, q.hint
             ));
         }
-        // "5 hours", "5 H": name the unit meant, with the value rewritten.
+        // "5 H", "5 Hours": name the unit meant, with the value rewritten.
         if let (Some(meant), Ok(_)) = (unit_meant(unit, q), number.parse::<f64>()) {
             return Err(format!(
                 "\"{shown}\": unknown unit `{}`: write it as \"{} {meant}\" ({})",
@@ -179,18 +216,19 @@ fn decimal_parts(text: &str) -> Option<(bool, Vec<u32>, i64)> {
     Some((negative, digits, exp))
 }
 
-/// The unit of `q` that `unit`, unknown, most likely means: one of `q`'s aliases ("hours",
-/// "hr" → "h") or a unit in another case ("H" → "h"), whatever the case; `None` otherwise.
+/// The unit of `q` that `unit`, unknown, most likely means: one of `q`'s aliases ("m" →
+/// "min"), or a unit or a unit's name in another case ("H", "Hours" → "h"); `None` otherwise.
 pub(crate) fn unit_meant<'a>(unit: &str, q: &Quantity<'a>) -> Option<&'a str> {
     let lower = unit.to_lowercase();
     q.aliases
         .iter()
+        .chain(q.names)
         .find(|(a, _)| *a == lower)
         .map(|(_, u)| *u)
         .or_else(|| q.units.iter().map(|(u, _)| *u).find(|u| *u == lower))
 }
 
-/// The unit of time that `unit`, unknown, most likely means ("hours" → "h"), if any.
+/// The unit of time that `unit`, unknown, most likely means ("H" → "h", "m" → "min"), if any.
 pub fn duration_unit_meant(unit: &str) -> Option<&'static str> {
     unit_meant(unit, &DURATION)
 }
@@ -1019,22 +1057,41 @@ const YEAR_S: f64 = 365.0 * 86_400.0;
 /// where the job's was meant (`failures.node_mtbf` is a node's).
 pub const SUSPECT_JOB_MTBF_TO_WORK: f64 = 100.0;
 
-/// Reads and validates the scenario at `path`, then applies `sets` (`KEY=VALUE`) in order.
+/// Reads and validates the scenario at `path` (`-`: standard input), then applies `sets`
+/// (`KEY=VALUE`) in order.
 pub fn load(path: &Path, sets: &[String]) -> Result<Scenario> {
     let text = read_text(path)?;
     parse(&text, path, sets)
 }
 
-/// Reads the scenario file at `path` as text; a file that is not UTF-8 is an error at the
-/// line and column of its first bad byte.
+/// The name of a scenario read from standard input that does not give its `name`.
+pub const STDIN_NAME: &str = "stdin";
+
+/// The name of a scenario read from `path` that does not give its `name`: the file's stem,
+/// [`STDIN_NAME`] for standard input (`-`, or the absolute `-` a partial summary stores),
+/// else `fallback`.
+pub(crate) fn default_name(path: &Path, fallback: &str) -> String {
+    if path.file_name().is_some_and(|n| n == crate::input::STDIN_PATH) {
+        return STDIN_NAME.into();
+    }
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| fallback.into())
+}
+
+/// Reads the scenario file at `path` as text, or standard input to its end when `path` is
+/// `-`; text that is not UTF-8 is an error at the line and column of its first bad byte.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
     let at = |line, column, message: String| Error::Scenario {
         origin: Origin::File { path: path.to_path_buf(), line, column },
         key: None,
         message,
     };
-    let bytes = crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
-        .map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?;
+    let bytes = if crate::input::is_stdin(path) {
+        crate::input::read_stdin_bounded(crate::input::MAX_INPUT_BYTES)
+            .map_err(|e| at(None, None, format!("cannot read the scenario from standard input: {e}")))?
+    } else {
+        crate::input::read_bounded(path, crate::input::MAX_INPUT_BYTES)
+            .map_err(|e| at(None, None, format!("cannot read the scenario file: {e}")))?
+    };
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let good = e.utf8_error().valid_up_to();
@@ -1108,9 +1165,7 @@ pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Scenario> {
     if let Some(name) = &base.name {
         check_name(name).map_err(|f| fail(f, &[]))?;
     }
-    let name = base.name.clone().unwrap_or_else(|| {
-        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
-    });
+    let name = base.name.clone().unwrap_or_else(|| default_name(path, "scenario"));
     Ok(Scenario {
         name,
         description: base.description.clone(),
@@ -3026,7 +3081,7 @@ mod tests {
         assert_eq!(parse_duration_s("1 y"), Ok(365.0 * 86400.0));
         assert_eq!(parse_duration_s("250ms"), Ok(0.25));
         assert_eq!(parse_duration_s("-5 s"), Ok(-5.0));
-        for bad in ["120", "5 weeks", "abc s", "nan s", "inf s", "", "s", "1e308 y"] {
+        for bad in ["120", "5 fortnights", "5 m", "5 Hours", "abc s", "nan s", "inf s", "", "s", "1e308 y"] {
             assert!(parse_duration_s(bad).is_err(), "{bad} accepted");
         }
     }

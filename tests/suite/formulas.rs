@@ -147,7 +147,7 @@ fn flag_errors_read_alike() {
         ),
         (["--checkpoint", "3min", "--mtbf", "0h"], "--mtbf: \"0h\" is out of range: accepted is a duration > 0"),
         (["--checkpoint", "3min", "--rate", "1e-200/s"], "--rate: \"1e-200/s\" is out of range: accepted is a rate"),
-        (["--checkpoint", "3min", "--mtbf", "5hours"], "--mtbf: \"5hours\": unknown unit"),
+        (["--checkpoint", "3min", "--mtbf", "5Hours"], "--mtbf: \"5Hours\": unknown unit"),
     ] {
         let mut all = vec!["formulas"];
         all.extend_from_slice(&args);

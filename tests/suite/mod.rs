@@ -14,6 +14,7 @@ mod failure_laws;
 mod forecast;
 mod formulas;
 mod fuzz;
+mod input;
 mod multilevel;
 mod optimize;
 mod outdir;
