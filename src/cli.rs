@@ -11,10 +11,19 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::engine::Exposure;
 use crate::error::Error;
 use crate::outdir::OutDir;
+use crate::report::TableWidth;
 use crate::scenario;
 
 /// Whether `--quiet` was given: notes, warnings and progress bars are not shown.
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `--wide` was given: terminal tables show every column.
+static WIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The width of terminal tables: [`TableWidth::Wide`] with `--wide`, else fit to 100 columns.
+pub(crate) fn table_width() -> TableWidth {
+    if WIDE.load(std::sync::atomic::Ordering::Relaxed) { TableWidth::Wide } else { TableWidth::Fit }
+}
 
 /// Writes a note or a warning to stderr, unless `--quiet`. A closed stderr loses the line, never
 /// the run (`eprintln!` panics there).
@@ -82,6 +91,9 @@ pub struct Cli {
     /// No progress bars, notes or warnings on stderr (errors still show).
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Terminal tables with every column, wider than 100 columns (the files have them all).
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -444,6 +456,7 @@ pub fn main() -> i32 {
         }
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    WIDE.store(cli.wide, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Run(args) => run::cmd_run(&args),
         Command::Merge(args) => run::cmd_merge(&args),
@@ -585,10 +598,14 @@ pub(crate) fn warn(sc: &scenario::Scenario) {
 /// and a blank line.
 pub(crate) fn wrote_line(paths: &[std::path::PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    match names.split_last() {
+    let line = match names.split_last() {
         Some((last, [])) => format!("  wrote {last}\n"),
         Some((last, rest)) => format!("  wrote {} and {last}\n", rest.join(", ")),
         None => String::new(),
+    };
+    match table_width() {
+        TableWidth::Fit => crate::report::table::wrap_lines(&line),
+        TableWidth::Wide => line,
     }
 }
 

@@ -212,7 +212,7 @@ pub(super) fn run_study(
         writeln!(stdout).context("writing to stdout")?;
     }
     let text = match shown.format {
-        Format::Table => rep.table(),
+        Format::Table => rep.table_with(super::table_width()),
         Format::Csv => csv,
         Format::Json => json,
         Format::Markdown => rep.markdown(),

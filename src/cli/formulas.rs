@@ -7,7 +7,7 @@ use anyhow::Context;
 use super::{Format, FormulasArgs, two_level, usage};
 use crate::analytic;
 use crate::engine::{Exposure, FinalCheckpoint, Job, OnFailure};
-use crate::report::{self, csv_number};
+use crate::report::{self, TableWidth, csv_number};
 use crate::scenario::{self, parse_duration_s};
 
 /// Parses a rate "8.329e-6/s" or "0.02 / h" into failures per second.
@@ -16,7 +16,7 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
         return Err(format!("\"{text}\": a rate needs a unit of time, for example \"8.329e-6/s\" or \"0.02/h\""));
     };
     let unit = unit.trim();
-    let Some(&(_, per_s)) = scenario::DURATION_UNITS.iter().find(|(u, _)| *u == unit) else {
+    let Some(per_s) = scenario::duration_unit_s(unit) else {
         let hint = match scenario::duration_unit_meant(unit) {
             Some(meant) => format!(": write it as \"{}/{meant}\"", number.trim()),
             None => String::new(),
@@ -26,7 +26,7 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
         } else {
             format!("unknown unit of time `{}`", scenario::shorten(unit))
         };
-        return Err(format!("\"{text}\": {what} after the `/`{hint} (units: ms, s, min, h, d, y)"));
+        return Err(format!("\"{text}\": {what} after the `/`{hint} ({})", scenario::UNITS_HINT));
     };
     let value: f64 = number.trim().parse().map_err(|_| format!("\"{text}\": `{}` is not a number", number.trim()))?;
     let rate_per_s = value / per_s;
@@ -140,7 +140,7 @@ pub(super) fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
     };
     let extra_interval_s = args.interval.as_deref().map(|i| duration_arg("interval", i, true)).transpose()?;
     if let Some(c2) = &args.level2_checkpoint {
-        return two_level::cmd(args, &job, mtbf_s, c2, extra_interval_s);
+        return two_level::cmd_with(args, &job, mtbf_s, c2, extra_interval_s, super::table_width());
     }
     let rows = formula_rows(&job, mtbf_s, extra_interval_s);
     if rows.is_empty() {
@@ -190,7 +190,7 @@ pub(super) fn cmd_formulas(args: &FormulasArgs) -> anyhow::Result<()> {
             }
             String::from_utf8(w.into_inner()?)?
         }
-        Format::Table | Format::Markdown => formula_table(&job, mtbf_s, &rows),
+        Format::Table | Format::Markdown => formula_table(&job, mtbf_s, &rows, super::table_width()),
     };
     std::io::stdout().write_all(text.as_bytes()).context("writing to stdout")?;
     Ok(())
@@ -331,7 +331,17 @@ pub(super) fn fixed6(x: f64) -> String {
     }
 }
 
-fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
+/// The table of `formulas`; fit to 100 columns, it leaves out `interval_s` (the seconds to the
+/// microsecond, in the CSV and JSON) and wraps its header and notes.
+fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow], width: TableWidth) -> String {
+    match width {
+        TableWidth::Wide => table_of(job, mtbf_s, rows, true),
+        TableWidth::Fit => report::table::wrap_lines(&table_of(job, mtbf_s, rows, false)),
+    }
+}
+
+/// The formula table, with the `interval_s` column where `seconds`.
+fn table_of(job: &Job, mtbf_s: f64, rows: &[FormulaRow], seconds: bool) -> String {
     let h = report::human_duration;
     let mut out = format!(
         "exponential failures: M = {} ({} s), δ = {} ({} s), R = {}, D = {}; checkpoint {}, restart {}\n\n",
@@ -345,9 +355,14 @@ fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
         if job.restart_exposure == Exposure::CanFail { "can fail" } else { "cannot fail" },
     );
     let finite = job.work_s.is_finite();
+    let interval_s = |text: &str| if seconds { format!(" {text:>14}") } else { String::new() };
     out.push_str(&format!(
-        "  {:<16} {:>14} {:>14} {:>12} {:>10}",
-        "formula", "interval", "interval_s", "overhead", "efficiency"
+        "  {:<16} {:>14}{} {:>12} {:>10}",
+        "formula",
+        "interval",
+        interval_s("interval_s"),
+        "overhead",
+        "efficiency"
     ));
     if finite {
         out.push_str(&format!(" {:>14} {:>12} {:>12}", "E[wall]", "sd(wall)", "job overhead"));
@@ -355,10 +370,10 @@ fn formula_table(job: &Job, mtbf_s: f64, rows: &[FormulaRow]) -> String {
     out.push('\n');
     for r in rows {
         out.push_str(&format!(
-            "  {:<16} {:>14} {:>14} {:>12} {:>10}",
+            "  {:<16} {:>14}{} {:>12} {:>10}",
             r.name,
             h(r.interval_s),
-            fixed6(r.interval_s),
+            interval_s(&fixed6(r.interval_s)),
             fixed6(r.overhead),
             fixed6(1.0 / (1.0 + r.overhead))
         ));

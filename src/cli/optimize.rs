@@ -111,7 +111,9 @@ pub(super) fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         let committed = out.commit(&owner, &files, &may_remove)?;
         let shown = match args.format {
             Format::Table => {
-                report::optimum_table(&sc.name, point, seed, &opt) + "\n" + &wrote_line(&committed.written)
+                report::optimum_table_with(&sc.name, point, seed, &opt, super::table_width())
+                    + "\n"
+                    + &wrote_line(&committed.written)
             }
             Format::Markdown => report::optimum_markdown(&sc.name, point, seed, &opt),
             Format::Csv => csv,
@@ -142,14 +144,14 @@ pub(super) fn cmd_optimize(args: &OptimizeArgs) -> anyhow::Result<()> {
         files.push((name(&format!("-{}.csv", case.index)), report::optimum_csv(opt).into_bytes()));
         let svg = report::optimum_svg(&heading, case.point, opt)?;
         files.push((name(&format!("-{}.svg", case.index)), svg.into_bytes()));
-        details.push_str(&report::optimum_table(&heading, case.point, seed, opt));
+        details.push_str(&report::optimum_table_with(&heading, case.point, seed, opt, super::table_width()));
         details.push('\n');
     }
     let committed = out.commit(&owner, &files, &may_remove)?;
     let shown = match args.format {
         Format::Table => {
             details
-                + &report::optimum_cases_table(&sc, seed, &results)
+                + &report::optimum_cases_table_with(&sc, seed, &results, super::table_width())
                 + "\n"
                 + &wrote_line(&committed.written[..summary_files])
                 + &format!("  and each case's curve in {} and .svg\n", file("-<case>.csv").display())

@@ -343,7 +343,7 @@ fn write_outputs(
         say!("note: removed {} (written by an earlier run of {}; this run has none)", path.display(), sc.name);
     }
     let shown = match format {
-        Format::Table => rep.table(),
+        Format::Table => rep.table_with(super::table_width()),
         Format::Csv => csv,
         Format::Json => json,
         Format::Markdown => rep.markdown(),

@@ -30,22 +30,7 @@ struct Row {
     job_overhead: Option<f64>,
 }
 
-/// The two-level `formulas`: level 1 is `job` with the level-1 failures of MTBF `mtbf_s`;
-/// level 2 writes in `c2` (as written) and restarts in `--level2-restart` (default the
-/// job's restart), its failures of MTBF `--level2-mtbf`. Rows: the best n with its exact
-/// optimum and its P*(n)/n, the first order's n* rounded with P*(n)/n, `--every` with both,
-/// and `--interval` at the best n (or `--every`). The table fits [`report::FIT_COLUMNS`].
-pub(super) fn cmd(
-    args: &FormulasArgs,
-    job: &Job,
-    mtbf_s: f64,
-    c2: &str,
-    extra_interval_s: Option<f64>,
-) -> anyhow::Result<()> {
-    cmd_with(args, job, mtbf_s, c2, extra_interval_s, TableWidth::Fit)
-}
-
-/// [`cmd`] with its table at `width` (`--wide`).
+/// `ckptsim formulas` with two levels (MODELS.md §4), its table at `width` (`--wide`).
 pub(super) fn cmd_with(
     args: &FormulasArgs,
     job: &Job,

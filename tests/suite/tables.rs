@@ -108,7 +108,6 @@ fn a_schedule_csv_fits() {
 }
 
 #[test]
-#[ignore = "the single-level formula table is built in src/cli.rs (formula_table): not yet fit"]
 fn formulas_fit() {
     let base = ["formulas", "--checkpoint", "120s", "--mtbf", "3.1h", "--restart", "600s"];
     fits("formulas", &base);
