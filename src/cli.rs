@@ -668,7 +668,7 @@ fn cmd_trace_stats(args: &TraceStatsArgs) -> anyhow::Result<()> {
         // As under run's table: the notes, the files written, a blank line.
         _ => format!(
             "{}\n{}\n",
-            trace::stats_table(&stats).trim_end_matches('\n'),
+            trace::stats_table_with(&stats, table_width()).trim_end_matches('\n'),
             wrote_line(std::slice::from_ref(&csv_path))
         ),
     };
@@ -684,7 +684,9 @@ fn cmd_validate(args: &ValidateArgs) -> anyhow::Result<()> {
     let results = pool.install(|| crate::validate::run(budget, args.seed, &|name| bar.set_message(name.to_string())));
     bar.finish_and_clear();
     let results = results.context("running the validation suite")?;
-    std::io::stdout().write_all(crate::validate::table(&results).as_bytes()).context("writing to stdout")?;
+    std::io::stdout()
+        .write_all(crate::validate::table_with(&results, table_width()).as_bytes())
+        .context("writing to stdout")?;
     let failed = results.iter().filter(|r| !r.passed()).count();
     if failed > 0 {
         return Err(anyhow::anyhow!(

@@ -141,7 +141,28 @@ pub fn run(budget: Budget, seed: u64, progress: &dyn Fn(&str)) -> Result<Vec<Cas
 
 /// The suite's table.
 pub fn table(results: &[CaseResult]) -> String {
+    table_with(results, crate::report::TableWidth::Fit)
+}
+
+/// [`table`] at `width`: wide, a row per case; fit to 100 columns where the case names are
+/// long, each case's name on a line of its own, its numbers on the next.
+pub fn table_with(results: &[CaseResult], width: crate::report::TableWidth) -> String {
     let w = results.iter().map(|r| r.name.chars().count()).max().unwrap_or(4);
+    if width == crate::report::TableWidth::Fit && 2 + w + 66 > crate::report::FIT_COLUMNS {
+        let mut out =
+            format!("  {:<24}  {:>9}  {:>17}  {:>6}\n", "case: simulated ± 95% CI", "model", "closed form", "z");
+        for r in results {
+            let fail = if r.passed() { "" } else { "  FAIL" };
+            out.push_str(&format!("  {}\n", r.name));
+            out.push_str(&format!(
+                "    {:>10.5} ± {:>9.5}  {:>9.5}  {:>17}  {:>+6.2}{fail}\n",
+                r.simulated, r.half_width, r.exact, r.model, r.z
+            ));
+        }
+        let failed = results.iter().filter(|r| !r.passed()).count();
+        out.push_str(&format!("\n{} passed, {} failed\n", results.len() - failed, failed));
+        return out;
+    }
     let mut out =
         format!("  {:<w$}  {:>24}  {:>9}  {:>17}  {:>6}\n", "case", "simulated ± 95% CI", "model", "closed form", "z");
     for r in results {

@@ -1164,12 +1164,24 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 /// scale and mean in h) and the burst shares (%); a dash where the log or the fit has no
 /// value, explained under the table.
 pub fn stats_table(stats: &[SystemStats]) -> String {
+    stats_table_with(stats, crate::report::TableWidth::Wide)
+}
+
+/// [`stats_table`] at `width`: fit to 100 columns, the burst shares share one column
+/// (`burst ≤1/10/60 min (%)`: `27.8/32.2/43.2`) and the notes wrap.
+pub fn stats_table_with(stats: &[SystemStats], width: crate::report::TableWidth) -> String {
+    let fit = width == crate::report::TableWidth::Fit;
     let mut header: Vec<String> =
         ["system", "nodes", "failures", "nodes failed", "span (d)", "MTBF (h)", "zero gaps"].map(String::from).to_vec();
     header.extend(["Weibull shape ± SE", "scale (h)", "mean (h)"].map(String::from));
     let thresholds: Vec<f64> =
         stats.first().map(|s| s.bursts.iter().map(|b| b.threshold_s).collect()).unwrap_or_default();
-    header.extend(thresholds.iter().map(|t| format!("burst ≤{} min (%)", t / 60.0)));
+    if fit {
+        let minutes: Vec<String> = thresholds.iter().map(|t| format!("{}", t / 60.0)).collect();
+        header.push(format!("burst ≤{} min (%)", minutes.join("/")));
+    } else {
+        header.extend(thresholds.iter().map(|t| format!("burst ≤{} min (%)", t / 60.0)));
+    }
     let mut rows = vec![header];
     // A blank cell in a column of numbers reads as a misaligned row: a dash says "none".
     let cell = |v: Option<String>| v.unwrap_or_else(|| "—".into());
@@ -1187,7 +1199,12 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
             cell(s.weibull.map(|w| format!("{:.2}", w.scale_s / 3600.0))),
             cell(s.weibull.map(|w| format!("{:.2}", w.mean_s / 3600.0))),
         ];
-        row.extend(s.bursts.iter().map(|b| format!("{:.1}", 100.0 * b.share)));
+        let shares = s.bursts.iter().map(|b| format!("{:.1}", 100.0 * b.share));
+        if fit {
+            row.push(shares.collect::<Vec<_>>().join("/"));
+        } else {
+            row.extend(shares);
+        }
         rows.push(row);
     }
     let mut out = crate::report::aligned_table(&rows, &|_| false);
@@ -1210,7 +1227,7 @@ pub fn stats_table(stats: &[SystemStats]) -> String {
     for note in notes {
         let _ = writeln!(out, "  {note}");
     }
-    out
+    if fit { crate::report::table::wrap_lines(&out) } else { out }
 }
 
 /// `stats` as CSV, one row per system, column names with units: `system`, `nodes`,

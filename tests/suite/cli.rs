@@ -37,7 +37,7 @@ const CONTRACT_COLUMNS: [&str; 23] = [
 fn run_prints_the_table_and_writes_csv_and_json() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("nested/out");
-    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "300", "--out", out.to_str().unwrap()]);
+    let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "300", "--wide", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(table.contains("overhead mean ± 95% CI"), "{table}");
@@ -451,13 +451,14 @@ fn the_files_written_are_listed() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().to_str().unwrap();
     let one_point = ["--set", "policy.factor=1", "--set", "job.checkpoint=2 min", "--out", out];
-    let o = ckptsim(&[&["run", "scenarios/young-daly.toml", "--reps", "20", "--plot"][..], &one_point].concat());
+    let o =
+        ckptsim(&[&["run", "scenarios/young-daly.toml", "--reps", "20", "--plot", "--wide"][..], &one_point].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).unwrap();
     let wall = tmp.path().join("young-daly-wall.svg");
     assert!(wall.exists() && table.contains(&format!("and {}", wall.display())), "{table}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("no overhead plot: it needs a swept policy.factor"));
-    let o = ckptsim(&[&["optimize", "scenarios/young-daly.toml", "--reps", "200"][..], &one_point].concat());
+    let o = ckptsim(&[&["optimize", "scenarios/young-daly.toml", "--reps", "200", "--wide"][..], &one_point].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).unwrap();
     for ext in ["json", "csv", "svg"] {
@@ -536,7 +537,15 @@ fn a_fresh_run_does_not_discard_saved_progress() {
 fn the_z_rule_follows_the_replications() {
     let tmp = tempfile::tempdir().unwrap();
     let footer = |reps: &str| {
-        let o = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", reps, "--out", tmp.path().to_str().unwrap()]);
+        let o = ckptsim(&[
+            "run",
+            "scenarios/young-daly.toml",
+            "--reps",
+            reps,
+            "--wide",
+            "--out",
+            tmp.path().to_str().unwrap(),
+        ]);
         assert!(o.status.success());
         String::from_utf8(o.stdout).unwrap().lines().find(|l| l.contains("z = (simulated")).unwrap().to_string()
     };
@@ -553,7 +562,15 @@ fn the_z_rule_follows_the_replications() {
 #[test]
 fn a_table_without_a_closed_form_says_so() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = ckptsim(&["run", "scenarios/weibull-platform.toml", "--reps", "20", "--out", tmp.path().to_str().unwrap()]);
+    let o = ckptsim(&[
+        "run",
+        "scenarios/weibull-platform.toml",
+        "--reps",
+        "20",
+        "--wide",
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(stdout.contains("no closed form applies exactly") && stdout.contains("poisson_overhead"), "{stdout}");
@@ -627,8 +644,10 @@ fn markdown_durations_read_as_the_table_does() {
     let out = tmp.path().to_str().unwrap();
     let md = ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", out, "--format", "markdown"]);
     let md = String::from_utf8(md.stdout).unwrap();
-    let table =
-        String::from_utf8(ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--out", out]).stdout).unwrap();
+    let table = String::from_utf8(
+        ckptsim(&["run", "scenarios/young-daly.toml", "--reps", "20", "--wide", "--out", out]).stdout,
+    )
+    .unwrap();
     assert!(md.contains("| interval (min) |") && md.contains("| wall p50 (h) | wall p95 (h) |"), "{md}");
     // Point 0's interval and median wall time, as the table prints them.
     let row = md.lines().find(|l| l.starts_with("| 0 |")).unwrap();

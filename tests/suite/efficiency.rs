@@ -90,7 +90,7 @@ fn frontier_scenario_reproduces_the_paper() {
 
 #[test]
 fn small_schedule_simulation_matches_the_closed_form() {
-    let (o, tmp) = efficiency(&["scenarios/small-schedule.toml"]);
+    let (o, tmp) = efficiency(&["scenarios/small-schedule.toml", "--wide"]);
     let table = ok(&o);
     assert!(table.contains("e simulated ± 95% CI") && table.contains("l_R model"), "{table}");
     assert_eq!(table.lines().filter(|l| l.contains(" ± ") && !l.contains("CI")).count(), 6, "{table}");
@@ -133,7 +133,7 @@ fn small_schedule_simulation_matches_the_closed_form() {
     let svg = fs::read_to_string(tmp.path().join("out/small-schedule-efficiency.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).expect("the plot is well-formed SVG");
     assert!(doc.descendants().any(|n| n.text().is_some_and(|t| t.contains("cadence factor"))), "x axis title");
-    assert!(svg.contains("schedule.last_segment = truncated"));
+    assert!(svg.contains("last segment truncated") && svg.contains("last segment full"), "a curve per convention");
 }
 
 #[test]
@@ -833,7 +833,7 @@ fn the_table_names_the_machine() {
 /// The line under the table lists the files written as `run` does: `a, b and c`.
 #[test]
 fn the_wrote_line_reads_as_runs() {
-    let (o, tmp) = efficiency(&["scenarios/small-schedule.toml", "--reps", "4", "--plot"]);
+    let (o, tmp) = efficiency(&["scenarios/small-schedule.toml", "--reps", "4", "--plot", "--wide"]);
     let table = ok(&o);
     let out = tmp.path().join("out");
     let want = format!(

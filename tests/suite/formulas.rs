@@ -111,12 +111,12 @@ fn the_header_shows_durations_readably_at_any_magnitude() {
 /// (an MTBF of 1e100 s printed the interval's 52 digits), and ordinary ones stay fixed.
 #[test]
 fn huge_values_print_in_scientific_notation() {
-    let o = ckptsim(&["formulas", "--checkpoint", "5min", "--mtbf", "1e100s"]);
+    let o = ckptsim(&["formulas", "--wide", "--checkpoint", "5min", "--mtbf", "1e100s"]);
     let table = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success());
     let young = table.lines().find(|l| l.trim_start().starts_with("young")).unwrap();
     assert!(young.contains(" 2.449490e51 ") && young.len() < 100, "{young}");
-    let o = ckptsim(&["formulas", "--checkpoint", "5min", "--mtbf", "24h"]);
+    let o = ckptsim(&["formulas", "--wide", "--checkpoint", "5min", "--mtbf", "24h"]);
     let table = String::from_utf8(o.stdout).unwrap();
     let young = table.lines().find(|l| l.trim_start().starts_with("young")).unwrap();
     assert!(young.contains(" 7200.000000 "), "{young}");

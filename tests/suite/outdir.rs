@@ -191,14 +191,15 @@ fn only_files_the_scenario_wrote_are_removed() {
     let o = run_young_daly(&out, &["--reps", "20", "--plot"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("young-daly-overhead.svg").exists());
-    // One interval: no overhead curve to draw, so the earlier one goes.
-    let o = run_young_daly(&out, &["--reps", "20", "--plot", "--set", "policy.factor=1"]);
+    // One point: no overhead curve to draw, so the earlier one goes.
+    let one = ["--set", "policy.factor=1", "--set", "job.checkpoint=\"2 min\""];
+    let o = run_young_daly(&out, &[&["--reps", "20", "--plot"][..], &one].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("removed"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!out.join("young-daly-overhead.svg").exists());
     // A user's file under a name the run may write but did not.
     std::fs::write(out.join("young-daly-overhead.svg"), "mine").unwrap();
-    let o = run_young_daly(&out, &["--reps", "20", "--plot", "--set", "policy.factor=1"]);
+    let o = run_young_daly(&out, &[&["--reps", "20", "--plot"][..], &one].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(out.join("young-daly-overhead.svg")).unwrap(), "mine");
 }

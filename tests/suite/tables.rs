@@ -117,14 +117,13 @@ fn formulas_fit() {
 }
 
 #[test]
-#[ignore = "needs ../shared/data; trace stats' table (src/failure/trace.rs) is not yet fit"]
+#[ignore = "needs ../shared/data"]
 fn trace_stats_fit() {
     let log = root("../shared/data/lanl/LA-UR-05-7318-failure-data-1996-2005.csv.xz");
     fits("trace stats", &["trace", "stats", log.to_str().unwrap(), "--out", "o"]);
 }
 
 #[test]
-#[ignore = "the validation table (src/validate.rs) is not yet fit"]
 fn validate_fits() {
     let tmp = tempfile::tempdir().unwrap();
     let o = bin().args(["validate", "--quick"]).current_dir(tmp.path()).output().unwrap();
