@@ -1,5 +1,5 @@
-//! Report: the terminal table, CSV and JSON of a run (DESIGN.md, "Output contract"), and
-//! atomic file writes.
+//! Report: the terminal table, CSV and JSON of a run (DESIGN.md, "Output contract"); the
+//! output folder writes them ([`crate::outdir`]).
 
 pub mod efficiency;
 mod figures;
@@ -9,7 +9,6 @@ pub mod table;
 pub use figures::{key_words, point_words, study_title};
 pub use table::{FIT_COLUMNS, TableWidth};
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -1096,24 +1095,6 @@ fn wall_columns(pairs: &[(&Point, &Summary)]) -> (String, Vec<String>, Vec<Strin
     let p95s = columns.pop().expect("two columns");
     let p50s = columns.pop().expect("two columns");
     (unit, p50s, p95s)
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename,
-/// so a reader never sees a partial file and a failed run leaves none behind.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    // The temporary file is private (0600); results are ordinary files, readable by others.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
-    }
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
 }
 
 /// The output files of a scenario in `out_dir`: (CSV path, JSON path).

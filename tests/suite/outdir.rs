@@ -32,6 +32,19 @@ fn staged(dir: &Path) -> Vec<String> {
     found
 }
 
+/// Starts `run scenarios/young-daly.toml` with 3·10⁶ replications (minutes) into `out`, saving
+/// its progress every `save_every_s` seconds.
+fn long_run(out: &Path, save_every_s: &str) -> std::process::Child {
+    bin()
+        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--save-every", save_every_s])
+        .args(["--out", out.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn run_young_daly(out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["run", "scenarios/young-daly.toml", "--out", out.to_str().unwrap()];
     args.extend(extra);
@@ -55,14 +68,7 @@ fn the_default_output_folder_is_not_the_committed_results() {
 fn a_second_run_of_a_scenario_into_a_busy_folder_is_refused_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let mut first = bin()
-        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--save-every", "1000"])
-        .args(["--out", out.to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = long_run(&out, "1000");
     // The first holds its lock once its lock file names it.
     let locks = out.join(".ckptsim/locks");
     let started = Instant::now();
@@ -247,14 +253,7 @@ fn is_root() -> bool {
 fn staged_files_of_a_killed_run_are_removed_by_the_next_command() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let mut child = bin()
-        .args(["run", "scenarios/young-daly.toml", "--reps", "3000000", "--save-every", "0.01"])
-        .args(["--out", out.to_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = long_run(&out, "0.01");
     // Killed at once once it saves: often between staging a save and its rename.
     let started = Instant::now();
     while !out.join("young-daly.partial.json").exists() && started.elapsed() < Duration::from_secs(60) {
